@@ -1,0 +1,52 @@
+#!/usr/bin/env -S npx tsx
+import { parseArgs } from 'node:util';
+import { StartupError } from '../core/errors.ts';
+import { buildApp } from '../plugins/app.ts';
+
+const started = performance.now();
+const { values } = parseArgs({
+  options: { surfaces: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  allowPositionals: false,
+});
+
+if (values.help) {
+  console.log(`switchboard [--surfaces registry|platform|registry,platform]
+
+Environment: PORT (7860), HOST (127.0.0.1), DATA_DIR (./data), LOG_LEVEL (info),
+SWITCHBOARD_CONFIG (YAML or JSON config file), REDIS_URL (use Redis as the store).`);
+  process.exit(0);
+}
+
+let surfaces: Array<'registry' | 'platform'> | undefined;
+if (values.surfaces) {
+  const list = values.surfaces.split(',').map((s) => s.trim());
+  for (const s of list) {
+    if (s !== 'registry' && s !== 'platform') {
+      console.error(`--surfaces takes registry, platform or both (comma-separated); got '${s}'`);
+      process.exit(2);
+    }
+  }
+  surfaces = list as Array<'registry' | 'platform'>;
+}
+
+try {
+  const app = await buildApp({ surfaces });
+  const { port, host } = app.sb.settings;
+  await app.listen({ port, host });
+  app.log.info({ ready_ms: Math.round(performance.now() - started), surfaces: app.sb.settings.surfaces, store: app.sb.store.backend }, 'switchboard ready');
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      app.log.info({ signal: sig }, 'shutting down');
+      app.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+} catch (err) {
+  if (err instanceof StartupError) {
+    console.error(`switchboard: ${err.code}: ${err.message}`);
+    process.exit(1);
+  }
+  throw err;
+}

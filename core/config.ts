@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import YAML from 'yaml';
+import { StartupError } from './errors.ts';
+import { PROVIDER_KINDS } from './primitives.ts';
+
+const Instance = Type.Object(
+  {
+    type: Type.String({ minLength: 1, description: 'Provider factory type, e.g. keyv, openai' }),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+const KindConfig = Type.Object(
+  {
+    default: Type.Optional(Type.String({ minLength: 1 })),
+    /** Refuse X-Provider header overrides (and agent provider_overrides) for this primitive. */
+    locked: Type.Optional(Type.Boolean()),
+    instances: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' }), Instance)),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    host: Type.Optional(Type.String()),
+    data_dir: Type.Optional(Type.String()),
+    log_level: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+    surfaces: Type.Optional(Type.Array(Type.Union([Type.Literal('registry'), Type.Literal('platform')]), { minItems: 1 })),
+    body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    store: Type.Optional(
+      Type.Object(
+        {
+          backend: Type.Optional(Type.Union([Type.Literal('sqlite'), Type.Literal('redis'), Type.Literal('memory')])),
+          url: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Extra provider package folders, absolute or relative to the config file. */
+    provider_packages: Type.Optional(Type.Array(Type.String())),
+    providers: Type.Optional(Type.Partial(Type.Object(Object.fromEntries(PROVIDER_KINDS.map((k) => [k, KindConfig]))), { additionalProperties: false })),
+    metadata_denylists: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+    /** Platform (/api/v1) authentication; validated by the platform auth plugin. */
+    auth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** Registry settings; validated by the registry plugins. */
+    registry: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** Platform settings beyond providers and auth; validated by the platform plugins. */
+    platform: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type Config = Static<typeof ConfigSchema>;
+
+/** Settings after env and defaults are applied: what the rest of the process reads. */
+export interface Settings {
+  config: Config;
+  /** Directory of the config file, for resolving relative paths in it. */
+  configDir: string;
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: string;
+  surfaces: Array<'registry' | 'platform'>;
+  store: { backend: 'sqlite' | 'redis' | 'memory'; url?: string };
+}
+
+/** `${VAR}` and `${VAR:-fallback}` in any string value; an unset VAR without fallback is an error. */
+export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback?: string) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      throw new StartupError('SB_ERR_CONFIG_INVALID', `Config key '${path || '(root)'}' refers to environment variable ${name}, which is not set`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => expandEnv(v, env, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandEnv(v, env, path ? `${path}.${k}` : k)]));
+  }
+  return value;
+}
+
+/** Validate a config section and throw a StartupError naming the first failing key. */
+export function validateSection<T extends TSchema>(schema: T, value: unknown, prefix: string): Static<T> {
+  const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
+  const first = Value.Errors(schema, withDefaults).First();
+  if (first) {
+    const key = [prefix, ...first.path.split('/').filter(Boolean)].filter(Boolean).join('.');
+    throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid config key '${key || '(root)'}': ${first.message}`);
+  }
+  return withDefaults as Static<T>;
+}
+
+export function parseConfigText(text: string, file: string): unknown {
+  try {
+    return file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+  } catch (err) {
+    throw new StartupError('SB_ERR_CONFIG_UNREADABLE', `Config file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`, err);
+  }
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** A config object given directly (tests); takes the place of SWITCHBOARD_CONFIG. */
+  config?: unknown;
+  surfaces?: Array<'registry' | 'platform'>;
+}
+
+export function loadSettings(opts: LoadOptions = {}): Settings {
+  const env = opts.env ?? process.env;
+  let raw: unknown = opts.config ?? {};
+  let configDir = process.cwd();
+  const file = opts.config === undefined ? env.SWITCHBOARD_CONFIG : undefined;
+  if (file) {
+    const path = resolve(file);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new StartupError('SB_ERR_CONFIG_UNREADABLE', `Cannot read config file ${path}: ${(err as Error).message}`, err);
+    }
+    raw = parseConfigText(text, path) ?? {};
+    configDir = resolve(path, '..');
+  }
+  const config = validateSection(ConfigSchema, expandEnv(raw, env), '');
+  const redisUrl = config.store?.url ?? env.REDIS_URL;
+  const backend = config.store?.backend ?? (redisUrl ? 'redis' : 'sqlite');
+  return {
+    config,
+    configDir,
+    port: env.PORT !== undefined ? Number(env.PORT) : (config.port ?? 7860),
+    host: env.HOST ?? config.host ?? '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR ?? config.data_dir ?? 'data'),
+    logLevel: env.LOG_LEVEL ?? config.log_level ?? 'info',
+    surfaces: opts.surfaces ?? config.surfaces ?? ['registry', 'platform'],
+    store: { backend, url: redisUrl },
+  };
+}

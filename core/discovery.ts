@@ -1,0 +1,116 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { StartupError } from './errors.ts';
+import { PROVIDER_KINDS, type ProviderKind } from './primitives.ts';
+import type { ProviderFactory } from './provider.ts';
+
+/**
+ * A provider package declares itself in its package.json:
+ *   "switchboard": { "provides": ["memory"], "entry": "./index.ts" }
+ * and its entry exports `providers` (or a default export with `providers`): typed factories.
+ */
+export interface PackageManifest {
+  provides: ProviderKind[];
+  entry: string;
+}
+
+export interface DiscoveredPackage {
+  name: string;
+  dir: string;
+  source: 'builtin' | 'dependency' | 'config';
+  manifest: PackageManifest;
+  factories: ProviderFactory[];
+}
+
+/** The project root: where Switchboard's own package.json and providers/ live. */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const broken = (pkg: string, reason: string, cause?: unknown) =>
+  new StartupError('SB_ERR_PROVIDER_PACKAGE_INVALID', `Provider package '${pkg}' is broken: ${reason}`, cause);
+
+function readJson(file: string, pkg: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw broken(pkg, `cannot read ${file}: ${(err as Error).message}`, err);
+  }
+}
+
+function parseManifest(pkgJson: Record<string, unknown>, pkg: string): PackageManifest {
+  const m = pkgJson.switchboard as Record<string, unknown> | undefined;
+  if (!m || typeof m !== 'object') throw broken(pkg, 'package.json has no "switchboard" section');
+  const provides = m.provides;
+  if (!Array.isArray(provides) || provides.length === 0) throw broken(pkg, '"switchboard.provides" must be a non-empty list of primitives');
+  for (const p of provides) {
+    if (!PROVIDER_KINDS.includes(p as ProviderKind)) throw broken(pkg, `"switchboard.provides" names unknown primitive '${String(p)}' (known: ${PROVIDER_KINDS.join(', ')})`);
+  }
+  if (typeof m.entry !== 'string' || !m.entry) throw broken(pkg, '"switchboard.entry" must name the module that exports the providers');
+  return { provides: provides as ProviderKind[], entry: m.entry };
+}
+
+async function loadPackage(dir: string, source: DiscoveredPackage['source']): Promise<DiscoveredPackage> {
+  const pkgJson = readJson(join(dir, 'package.json'), dir);
+  const name = typeof pkgJson.name === 'string' ? pkgJson.name : dir;
+  const manifest = parseManifest(pkgJson, name);
+  const entry = resolve(dir, manifest.entry);
+  if (!existsSync(entry)) throw broken(name, `entry ${manifest.entry} does not exist`);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw broken(name, `entry ${manifest.entry} failed to load: ${(err as Error).message}`, err);
+  }
+  const exported = (mod.providers ?? (mod.default as Record<string, unknown> | undefined)?.providers) as unknown;
+  if (!Array.isArray(exported) || exported.length === 0) throw broken(name, `entry ${manifest.entry} exports no "providers" list`);
+  const factories: ProviderFactory[] = [];
+  for (const f of exported as ProviderFactory[]) {
+    if (!f || typeof f.type !== 'string' || typeof f.create !== 'function') throw broken(name, 'every provider needs a string "type" and a "create" function');
+    if (!manifest.provides.includes(f.kind)) throw broken(name, `provider '${f.type}' serves '${String(f.kind)}', which package.json does not declare in "switchboard.provides"`);
+    factories.push(f);
+  }
+  return { name, dir, source, manifest, factories };
+}
+
+function builtinDirs(): string[] {
+  const root = join(PROJECT_ROOT, 'providers');
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'package.json')))
+    .map((d) => join(root, d.name))
+    .sort();
+}
+
+/** Installed dependencies of the project whose package.json has a "switchboard" section. */
+function dependencyDirs(): string[] {
+  const rootPkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  const names = Object.keys({ ...rootPkg.dependencies, ...rootPkg.optionalDependencies });
+  const dirs: string[] = [];
+  for (const n of names) {
+    const dir = join(PROJECT_ROOT, 'node_modules', n);
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    try {
+      if ((JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>).switchboard) dirs.push(dir);
+    } catch {
+      /* a dependency with an unreadable package.json is not ours to judge */
+    }
+  }
+  return dirs;
+}
+
+export async function discoverPackages(extraPaths: string[] = [], configDir = process.cwd()): Promise<DiscoveredPackage[]> {
+  const found: DiscoveredPackage[] = [];
+  const seen = new Set<string>();
+  const add = async (dir: string, source: DiscoveredPackage['source']) => {
+    const real = resolve(dir);
+    if (seen.has(real)) return;
+    seen.add(real);
+    if (!existsSync(join(real, 'package.json'))) throw broken(dir, 'no package.json in that folder');
+    found.push(await loadPackage(real, source));
+  };
+  for (const d of builtinDirs()) await add(d, 'builtin');
+  for (const d of dependencyDirs()) await add(d, 'dependency');
+  for (const p of extraPaths) await add(resolve(configDir, p), 'config');
+  return found;
+}

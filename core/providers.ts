@@ -1,0 +1,225 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.ts';
+import type { DiscoveredPackage } from './discovery.ts';
+import { badRequest, forbidden, StartupError } from './errors.ts';
+import { PRIMITIVES, PROVIDER_KINDS, providerHeader, type PrimitiveName, type ProviderKind } from './primitives.ts';
+import type { CallerCredentials, Health, ProviderBase, ProviderContext, ProviderFactory } from './provider.ts';
+import type { Store } from './store.ts';
+
+export type CallObserver = (kind: ProviderKind, provider: string, method: string, outcome: 'ok' | 'error', seconds: number) => void;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** The per-primitive fallback when the config names no default. */
+const BUILTIN_DEFAULTS: Partial<Record<ProviderKind, string>> = { memory: 'in_memory', auth: 'noop' };
+
+/**
+ * Every provider instance of the process, by kind and instance name, plus the
+ * routing rule that picks one per request.
+ */
+export class ProviderSet {
+  private readonly byKind = new Map<ProviderKind, Map<string, ProviderBase>>();
+  private readonly defaults = new Map<ProviderKind, string>();
+  private readonly locked = new Set<ProviderKind>();
+  private observer?: CallObserver;
+
+  /** Record every provider method call (metrics); set once by the ops plugin. */
+  observe(fn: CallObserver): void {
+    this.observer = fn;
+  }
+
+  add(instance: ProviderBase): void {
+    let m = this.byKind.get(instance.kind);
+    if (!m) this.byKind.set(instance.kind, (m = new Map()));
+    m.set(instance.name, this.instrument(instance));
+  }
+
+  setDefault(kind: ProviderKind, name: string): void {
+    this.defaults.set(kind, name);
+  }
+
+  lock(kind: ProviderKind): void {
+    this.locked.add(kind);
+  }
+
+  isLocked(kind: ProviderKind): boolean {
+    return this.locked.has(kind);
+  }
+
+  names(kind: ProviderKind): string[] {
+    return [...(this.byKind.get(kind)?.keys() ?? [])];
+  }
+
+  defaultName(kind: ProviderKind): string | undefined {
+    return this.defaults.get(kind);
+  }
+
+  /** A named instance, or the default. Undefined when the kind has none. */
+  get<P extends ProviderBase = ProviderBase>(kind: ProviderKind, name?: string): P | undefined {
+    const n = name ?? this.defaults.get(kind);
+    return n === undefined ? undefined : (this.byKind.get(kind)?.get(n) as P | undefined);
+  }
+
+  private unknown(kind: ProviderKind, name: string) {
+    const label = kind === 'llm' ? 'LLM' : kind.replace(/_/g, ' ');
+    return badRequest('SB_ERR_PROVIDER_UNKNOWN', `Unknown ${label} provider '${name}'. Available: ${this.names(kind).join(', ') || '(none)'}`);
+  }
+
+  /**
+   * Routing: X-Provider-{Primitive} > X-Provider > agent provider_overrides > config default.
+   * A header or override on a locked primitive is refused, never ignored.
+   */
+  resolve<P extends ProviderBase = ProviderBase>(primitive: PrimitiveName, headers: Headers, agentOverride?: string): P {
+    const pick = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
+    const specific = pick(headers[providerHeader(primitive)]);
+    const general = pick(headers['x-provider']);
+    let requested = specific ?? agentOverride;
+    let source = specific ? `header ${providerHeader(primitive).replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase())}` : 'agent provider_overrides';
+    if (!specific && general !== undefined) {
+      // X-Provider applies to every primitive, but only where that name exists.
+      if (this.byKind.get(primitive)?.has(general)) {
+        requested = general;
+        source = 'header X-Provider';
+      }
+    }
+    if (requested !== undefined && requested !== this.defaults.get(primitive)) {
+      if (this.locked.has(primitive)) {
+        throw forbidden('SB_ERR_PROVIDER_LOCKED', `The ${primitive} provider is locked to '${this.defaults.get(primitive)}' by the operator; the ${source} asking for '${requested}' is refused`);
+      }
+    }
+    const name = requested ?? this.defaults.get(primitive);
+    if (name === undefined) throw this.unknown(primitive, '(none configured)');
+    const p = this.byKind.get(primitive)?.get(name);
+    if (!p) throw this.unknown(primitive, name);
+    return p as P;
+  }
+
+  listing(): Record<string, { default: string | null; available: string[] }> {
+    return Object.fromEntries(PRIMITIVES.map((p) => [p, { default: this.defaults.get(p) ?? null, available: this.names(p) }]));
+  }
+
+  all(): ProviderBase[] {
+    return [...this.byKind.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /** `primitive/provider` -> health, probed in parallel; a probe that throws is `down`. */
+  async health(creds?: CallerCredentials, timeoutMs = 5000): Promise<Record<string, Health>> {
+    const entries = await Promise.all(
+      this.all().map(async (p): Promise<[string, Health]> => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<Health>((res) => (timer = setTimeout(() => res('down'), timeoutMs)));
+        try {
+          return [`${p.kind}/${p.name}`, await Promise.race([p.healthcheck(creds), timeout])];
+        } catch {
+          return [`${p.kind}/${p.name}`, 'down'];
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+    return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(this.all().map((p) => p.close()));
+  }
+
+  /** Wrap provider methods so every call is counted by kind, provider and outcome. */
+  private instrument<P extends ProviderBase>(instance: P): P {
+    const set = this;
+    const skip = new Set(['healthcheck', 'close']);
+    return new Proxy(instance, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function' || typeof prop !== 'string' || skip.has(prop) || !set.observer) return value;
+        return function (this: unknown, ...args: unknown[]) {
+          const start = process.hrtime.bigint();
+          const done = (outcome: 'ok' | 'error') => set.observer?.(target.kind, target.name, prop, outcome, Number(process.hrtime.bigint() - start) / 1e9);
+          try {
+            const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+            if (out && typeof (out as Promise<unknown>).then === 'function') {
+              return (out as Promise<unknown>).then(
+                (v) => (done('ok'), v),
+                (e) => {
+                  done('error');
+                  throw e;
+                },
+              );
+            }
+            done('ok');
+            return out;
+          } catch (e) {
+            done('error');
+            throw e;
+          }
+        };
+      },
+    });
+  }
+}
+
+export interface BuildProvidersOptions {
+  packages: DiscoveredPackage[];
+  config: Config;
+  store: Store;
+  logger: FastifyBaseLogger;
+  dataDir: string;
+}
+
+/**
+ * Instantiate providers from the config. Where the config lists no instances for
+ * a kind, every discovered factory marked `autoInstance` gets one instance named
+ * after its type, so a process with no config at all has a provider everywhere.
+ */
+export async function buildProviders(opts: BuildProvidersOptions): Promise<ProviderSet> {
+  const set = new ProviderSet();
+  const factories = new Map<ProviderKind, Map<string, { factory: ProviderFactory; pkg: string }>>();
+  for (const pkg of opts.packages) {
+    for (const f of pkg.factories) {
+      let m = factories.get(f.kind);
+      if (!m) factories.set(f.kind, (m = new Map()));
+      const prev = m.get(f.type);
+      if (prev) throw new StartupError('SB_ERR_PROVIDER_DUPLICATE', `Provider type '${f.kind}/${f.type}' is declared by both '${prev.pkg}' and '${pkg.name}'`);
+      m.set(f.type, { factory: f, pkg: pkg.name });
+    }
+  }
+  const ctx: ProviderContext = {
+    store: opts.store,
+    logger: opts.logger,
+    dataDir: opts.dataDir,
+    lookup: (kind, name) => set.get(kind, name),
+  };
+  for (const kind of PROVIDER_KINDS) {
+    const kc = opts.config.providers?.[kind];
+    const available = factories.get(kind) ?? new Map();
+    const wanted: Array<[string, string, Record<string, unknown>]> = kc?.instances
+      ? Object.entries(kc.instances).map(([name, inst]) => [name, inst.type, inst.options ?? {}])
+      : [...available.values()].filter((f) => f.factory.autoInstance).map((f) => [f.factory.type, f.factory.type, {}]);
+    for (const [name, type, options] of wanted) {
+      const entry = available.get(type);
+      if (!entry) {
+        throw new StartupError(
+          'SB_ERR_CONFIG_INVALID',
+          `Invalid config key 'providers.${kind}.instances.${name}.type': no ${kind} provider of type '${type}' was discovered (known: ${[...available.keys()].join(', ') || 'none'})`,
+        );
+      }
+      let instance: ProviderBase;
+      try {
+        instance = await entry.factory.create(name, options, ctx);
+      } catch (err) {
+        if (err instanceof StartupError) throw err;
+        throw new StartupError('SB_ERR_PROVIDER_INIT_FAILED', `Provider '${kind}/${name}' (package '${entry.pkg}') failed to start: ${(err as Error).message}`, err);
+      }
+      set.add(instance);
+    }
+    const def = kc?.default ?? (set.names(kind).includes(BUILTIN_DEFAULTS[kind] ?? 'noop') ? (BUILTIN_DEFAULTS[kind] ?? 'noop') : set.names(kind)[0]);
+    if (def !== undefined) {
+      if (!set.names(kind).includes(def)) {
+        throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid config key 'providers.${kind}.default': '${def}' is not one of ${set.names(kind).join(', ') || '(none)'}`);
+      }
+      set.setDefault(kind, def);
+    }
+    if (kc?.locked) set.lock(kind);
+  }
+  return set;
+}

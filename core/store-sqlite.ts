@@ -1,0 +1,113 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * A keyv storage adapter on an embedded SQLite file.
+ *
+ * WAL journal with synchronous=NORMAL: a committed write is in the WAL before
+ * `set` resolves, so it survives the process being killed (kill -9); only a
+ * power loss could drop the last transactions, which is the usual trade for an
+ * embedded default.
+ */
+export class SqliteFile {
+  readonly db: Database.Database;
+  readonly file: string;
+  readonly stmts: {
+    get: Database.Statement<[string], { value: string } | undefined>;
+    set: Database.Statement<[string, string]>;
+    del: Database.Statement<[string]>;
+    clearNs: Database.Statement<[string]>;
+    scan: Database.Statement<[string, string], { key: string; value: string }>;
+  };
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec('CREATE TABLE IF NOT EXISTS keyv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+    this.file = file;
+    this.stmts = {
+      get: this.db.prepare('SELECT value FROM keyv WHERE key = ?'),
+      set: this.db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      del: this.db.prepare('DELETE FROM keyv WHERE key = ?'),
+      clearNs: this.db.prepare("DELETE FROM keyv WHERE key >= ? AND key < ?"),
+      // Range scan on the primary key: `ns:` <= key < `ns;` (';' sorts right after ':').
+      scan: this.db.prepare('SELECT key, value FROM keyv WHERE key >= ? AND key < ? ORDER BY key'),
+    };
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * One adapter per keyv namespace: keyv writes its namespace onto the adapter,
+ * so adapters cannot be shared between collections; the file handle is.
+ */
+export class SqliteKeyvAdapter extends EventEmitter {
+  // keyv only builds an iterator for adapters whose dialect it knows.
+  readonly opts: { dialect: 'sqlite'; url: string };
+  namespace?: string;
+  private readonly stmts: SqliteFile['stmts'];
+  private readonly sqlite: SqliteFile;
+
+  constructor(sqlite: SqliteFile) {
+    super();
+    this.sqlite = sqlite;
+    this.stmts = sqlite.stmts;
+    this.opts = { dialect: 'sqlite', url: `sqlite://${sqlite.file}` };
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return this.stmts.get.get(key)?.value;
+  }
+
+  async getMany(keys: string[]): Promise<Array<string | undefined>> {
+    return keys.map((k) => this.stmts.get.get(k)?.value);
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    this.stmts.set.run(key, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+
+  async setMany(values: Array<{ key: string; value: unknown }>): Promise<void> {
+    const tx = this.sqlite.db.transaction((rows: Array<{ key: string; value: unknown }>) => {
+      for (const r of rows) this.stmts.set.run(r.key, typeof r.value === 'string' ? r.value : JSON.stringify(r.value));
+    });
+    tx(values);
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.stmts.del.run(key).changes > 0;
+  }
+
+  async deleteMany(keys: string[]): Promise<boolean> {
+    let any = false;
+    for (const k of keys) any = this.stmts.del.run(k).changes > 0 || any;
+    return any;
+  }
+
+  async has(key: string): Promise<boolean> {
+    return this.stmts.get.get(key) !== undefined;
+  }
+
+  async clear(): Promise<void> {
+    if (this.namespace) this.stmts.clearNs.run(`${this.namespace}:`, `${this.namespace};`);
+    else this.sqlite.db.exec('DELETE FROM keyv');
+  }
+
+  async *iterator(namespace?: string): AsyncGenerator<[string, string]> {
+    const lo = namespace ? `${namespace}:` : '';
+    const hi = namespace ? `${namespace};` : '\uffff';
+    for (const row of this.stmts.scan.iterate(lo, hi)) yield [row.key, row.value];
+  }
+
+  async disconnect(): Promise<void> {
+    // The file is shared by every collection; the store closes it once.
+  }
+}

@@ -1,0 +1,220 @@
+import { join } from 'node:path';
+import Keyv from 'keyv';
+import { unavailable } from './errors.ts';
+import type { Health } from './provider.ts';
+import { SqliteFile, SqliteKeyvAdapter } from './store-sqlite.ts';
+
+/**
+ * The core store: named collections of JSON values on keyv. Every backend
+ * failure surfaces as a 503 that names the store, never as a miss: callers
+ * must be able to tell "not there" from "could not look".
+ */
+export interface Collection<T> {
+  get(key: string): Promise<T | undefined>;
+  getMany(keys: string[]): Promise<Array<T | undefined>>;
+  set(key: string, value: T, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  /** Every live entry of the collection, in key order where the backend keeps one. */
+  entries(): AsyncIterable<[string, T]>;
+  clear(): Promise<void>;
+}
+
+export type StoreBackend = 'sqlite' | 'redis' | 'memory';
+
+export interface Store {
+  readonly backend: StoreBackend;
+  /** Where the data lives, without credentials (for logs and /readyz). */
+  readonly location: string;
+  collection<T>(name: string): Collection<T>;
+  healthcheck(): Promise<Health>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  backend: StoreBackend;
+  /** sqlite: the directory that holds `switchboard.db`. */
+  dataDir?: string;
+  /** redis: `redis://...` */
+  url?: string;
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'redis';
+  }
+}
+
+class KeyvCollection<T> implements Collection<T> {
+  constructor(
+    private readonly kv: Keyv,
+    private readonly storeName: string,
+  ) {}
+
+  private fail(op: string, err: unknown): never {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' is unavailable (${op}): ${reason}`, err);
+  }
+
+  async get(key: string): Promise<T | undefined> {
+    try {
+      return (await this.kv.get<T>(key)) ?? undefined;
+    } catch (err) {
+      this.fail('get', err);
+    }
+  }
+
+  async getMany(keys: string[]): Promise<Array<T | undefined>> {
+    if (keys.length === 0) return [];
+    try {
+      const values = (await this.kv.get<T>(keys)) as Array<T | undefined>;
+      return values.map((v) => v ?? undefined);
+    } catch (err) {
+      this.fail('get', err);
+    }
+  }
+
+  async set(key: string, value: T, ttlMs?: number): Promise<void> {
+    try {
+      const ok = await this.kv.set(key, value, ttlMs);
+      if (ok === false) throw new Error('write was not acknowledged');
+    } catch (err) {
+      this.fail('set', err);
+    }
+  }
+
+  async delete(key: string): Promise<boolean> {
+    try {
+      return await this.kv.delete(key);
+    } catch (err) {
+      this.fail('delete', err);
+    }
+  }
+
+  async *entries(): AsyncIterable<[string, T]> {
+    if (!this.kv.iterator) throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' cannot list entries`);
+    try {
+      for await (const [key, value] of this.kv.iterator()) yield [key as string, value as T];
+    } catch (err) {
+      this.fail('list', err);
+    }
+  }
+
+  async clear(): Promise<void> {
+    try {
+      await this.kv.clear();
+    } catch (err) {
+      this.fail('clear', err);
+    }
+  }
+}
+
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  if (opts.backend === 'redis') return openRedisStore(opts.url ?? 'redis://127.0.0.1:6379');
+  if (opts.backend === 'sqlite') return openSqliteStore(join(opts.dataDir ?? 'data', 'switchboard.db'));
+  return openMemoryStore();
+}
+
+function makeStore(
+  backend: StoreBackend,
+  location: string,
+  newKeyv: (namespace: string) => Keyv,
+  health: () => Promise<Health>,
+  close: () => Promise<void>,
+): Store {
+  const cache = new Map<string, Collection<unknown>>();
+  return {
+    backend,
+    location,
+    collection<T>(name: string): Collection<T> {
+      let c = cache.get(name);
+      if (!c) {
+        c = new KeyvCollection<unknown>(newKeyv(name), backend);
+        cache.set(name, c);
+      }
+      return c as Collection<T>;
+    },
+    healthcheck: health,
+    close,
+  };
+}
+
+function openSqliteStore(file: string): Store {
+  const sqlite = new SqliteFile(file);
+  return makeStore(
+    'sqlite',
+    file,
+    (namespace) => new Keyv({ store: new SqliteKeyvAdapter(sqlite), namespace, throwOnErrors: true }),
+    async () => {
+      try {
+        sqlite.db.prepare('SELECT 1').get();
+        return 'ok';
+      } catch {
+        return 'down';
+      }
+    },
+    async () => sqlite.close(),
+  );
+}
+
+function openMemoryStore(): Store {
+  // A Map per collection: keyv's Map iteration does not separate namespaces.
+  const maps: Array<Map<string, unknown>> = [];
+  return makeStore(
+    'memory',
+    'memory',
+    (namespace) => {
+      const map = new Map<string, unknown>();
+      maps.push(map);
+      return new Keyv({ store: map, namespace, throwOnErrors: true });
+    },
+    async () => 'ok',
+    async () => maps.forEach((m) => m.clear()),
+  );
+}
+
+async function openRedisStore(url: string): Promise<Store> {
+  const { default: KeyvRedis, createClient } = await import('@keyv/redis');
+  // One client for every collection; keyv's Redis adapter would otherwise report
+  // a miss on outage, so both throw switches are on.
+  const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (n: number) => Math.min(n * 100, 2000) } });
+  client.on('error', () => {
+    /* surfaced per call as a 503 */
+  });
+  const location = redactUrl(url);
+  try {
+    await client.connect();
+  } catch (err) {
+    throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store 'redis' at ${location} is unavailable: ${(err as Error).message}`, err);
+  }
+  return makeStore(
+    'redis',
+    location,
+    (namespace) =>
+      new Keyv({
+        store: new KeyvRedis(client as never, { throwOnConnectError: true, throwOnErrors: true, namespace, connectionTimeout: 2000 }),
+        namespace,
+        throwOnErrors: true,
+        useKeyPrefix: false,
+      }),
+    async () => {
+      try {
+        if (!client.isReady) return 'down';
+        await client.ping();
+        return 'ok';
+      } catch {
+        return 'down';
+      }
+    },
+    async () => {
+      try {
+        await client.quit();
+      } catch {
+        /* already gone */
+      }
+    },
+  );
+}

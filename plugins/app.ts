@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { loadSettings, type LoadOptions, type Settings } from '../core/config.ts';
+import { discoverPackages } from '../core/discovery.ts';
+import { buildProviders } from '../core/providers.ts';
+import { openStore, type Store } from '../core/store.ts';
+import type { SwitchboardContext } from './context.ts';
+import errors from './errors.ts';
+import requestId from './request-id.ts';
+import openapi from './ops/openapi.ts';
+import ops from './ops/index.ts';
+import platform from './platform/index.ts';
+import registry from './registry/index.ts';
+
+export interface BuildOptions extends LoadOptions {
+  /** A ready store (tests pass an in-memory one); otherwise opened from settings. */
+  store?: Store;
+  /** Overrides the log level from settings (tests use 'silent'). */
+  logLevel?: string;
+}
+
+/** Headers and fields that must never reach a log line. */
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-authorization"]',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  '*.auth_credential',
+  '*.password',
+  '*.api_key',
+  '*.client_secret',
+  '*.secret',
+];
+
+export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const settings: Settings = loadSettings(opts);
+  const app = Fastify({
+    logger: { level: opts.logLevel ?? settings.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    bodyLimit: settings.config.body_limit_bytes ?? 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url }));
+  const packages = await discoverPackages(settings.config.provider_packages, settings.configDir);
+  const providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir });
+  const ctx: SwitchboardContext = { settings, store, providers, packages, startedAt: Date.now() };
+  app.decorate('sb', ctx);
+  app.addHook('onClose', async () => {
+    await providers.closeAll();
+    if (!opts.store) await store.close();
+  });
+
+  await app.register(errors);
+  await app.register(requestId);
+  await app.register(openapi);
+  await app.register(ops);
+  if (settings.surfaces.includes('platform')) await app.register(platform);
+  if (settings.surfaces.includes('registry')) await app.register(registry);
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,24 @@
+import type { Settings } from '../core/config.ts';
+import type { DiscoveredPackage } from '../core/discovery.ts';
+import type { ProviderSet } from '../core/providers.ts';
+import type { Store } from '../core/store.ts';
+import type { Principal } from '../core/primitives/auth.ts';
+
+/** What every plugin can reach through `app.sb`. */
+export interface SwitchboardContext {
+  settings: Settings;
+  store: Store;
+  providers: ProviderSet;
+  packages: DiscoveredPackage[];
+  startedAt: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sb: SwitchboardContext;
+  }
+  interface FastifyRequest {
+    /** Set by the platform auth plugin on /api/v1 requests. */
+    principal?: Principal;
+  }
+}
