@@ -1,0 +1,57 @@
+import autocannon from 'autocannon';
+
+/** One row of the table `npm run bench` prints and bench/RESULTS.md records. */
+export interface BenchRow {
+  /** Rows of one group share a baseline, measured in the same run. */
+  group: string;
+  name: string;
+  rps?: number;
+  p50_ms?: number;
+  p99_ms?: number;
+  /** This row's rps (or, for latency-only rows, its p50) against the group's baseline. */
+  ratio?: number;
+  goal?: string;
+  note?: string;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  /** Seconds; BENCH_DURATION overrides for quick runs. */
+  duration?: number;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** autocannon against a URL on loopback; bounded in time, stops by itself. */
+export async function load(opts: LoadOptions): Promise<LoadResult> {
+  const duration = Number(process.env.BENCH_DURATION ?? opts.duration ?? 5);
+  const r = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+    connections: opts.connections ?? 10,
+    duration,
+  });
+  return { rps: r.requests.average, p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+/** Percentiles of a list of millisecond samples (for sequential, non-HTTP measurements). */
+export function percentiles(samples: number[]): { p50: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+/** A bench module: `bench/<area>.bench.ts` default-exports one of these. */
+export type BenchModule = () => Promise<BenchRow[]>;
