@@ -49,7 +49,9 @@ export async function startBearerServer(initialToken: string): Promise<BearerSer
       if (!transport) {
         transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => sessions.set(id, transport!),
+          onsessioninitialized: (id) => {
+            sessions.set(id, transport!);
+          },
         });
         await makeServer().connect(transport);
       }

@@ -19,7 +19,7 @@ t.test('a real MCP server over SSE is healthy and its tools are discovered', asy
   const srv = await startEverything('sse');
   t.teardown(() => srv.stop());
   const r = await probe({ url: srv.url, transport: 'sse', headers: {}, timeoutMs: 10000 });
-  t.equal(r.status, 'healthy', r.reason);
+  t.equal(r.status, 'healthy', r.reason ?? 'healthy');
   t.ok(r.tools!.some((x) => x.name === 'echo'));
 });
 

@@ -1,0 +1,51 @@
+/** The parts of MCP's JSON-RPC traffic the gateway needs to read: methods, tool names, tools/list results. */
+export interface RpcCall {
+  method: string;
+  /** `params.name` of a tools/call. */
+  tool?: string;
+  id?: string | number | null;
+}
+
+/** Requests and notifications in a body (a single message or a batch); responses carry no method. */
+export function rpcCalls(body: unknown): RpcCall[] {
+  const items = Array.isArray(body) ? body : [body];
+  const calls: RpcCall[] = [];
+  for (const m of items) {
+    if (!m || typeof m !== 'object' || typeof (m as { method?: unknown }).method !== 'string') continue;
+    const msg = m as { method: string; params?: { name?: unknown }; id?: string | number | null };
+    calls.push({ method: msg.method, tool: msg.method === 'tools/call' && typeof msg.params?.name === 'string' ? msg.params.name : undefined, id: msg.id });
+  }
+  return calls;
+}
+
+type Msg = { id?: unknown; result?: { tools?: Array<{ name?: unknown }> } };
+
+function filterMessage(msg: unknown, listIds: Set<unknown>, allowed: (tool: string) => boolean): unknown {
+  if (!msg || typeof msg !== 'object') return msg;
+  const m = msg as Msg;
+  if (!listIds.has(m.id) || !Array.isArray(m.result?.tools)) return msg;
+  return { ...m, result: { ...m.result, tools: m.result!.tools!.filter((t) => typeof t.name === 'string' && allowed(t.name)) } };
+}
+
+/** Drop tools the caller may not call from tools/list results in a JSON body. */
+export function filterToolsJson(text: string, listIds: Set<unknown>, allowed: (tool: string) => boolean): string {
+  const parsed = JSON.parse(text) as unknown;
+  const out = Array.isArray(parsed) ? parsed.map((m) => filterMessage(m, listIds, allowed)) : filterMessage(parsed, listIds, allowed);
+  return JSON.stringify(out);
+}
+
+/** The same for an SSE body: each `data:` line is one JSON-RPC message. */
+export function filterToolsSse(text: string, listIds: Set<unknown>, allowed: (tool: string) => boolean): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('data:')) return line;
+      const payload = line.slice(5).trim();
+      try {
+        return `data: ${JSON.stringify(filterMessage(JSON.parse(payload), listIds, allowed))}`;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
+}

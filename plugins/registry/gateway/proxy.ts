@@ -1,0 +1,169 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { badGateway, badRequest, forbidden, gatewayTimeout, notFound, unauthorized, unavailable } from '../../../core/errors.ts';
+import { filterToolsJson, filterToolsSse, rpcCalls } from './jsonrpc.ts';
+
+/** What the gateway needs to know of a registered server, credential already decrypted (in memory only). */
+export interface GatewayBackend {
+  path: string;
+  enabled: boolean;
+  /** Tagged `security-pending` by a scan. */
+  blocked: boolean;
+  /** The backend's streamable-HTTP MCP endpoint, or its SSE endpoint for SSE servers. */
+  url: string;
+  transport: 'streamable-http' | 'sse';
+  headers: Record<string, string>;
+}
+
+export interface GatewayOptions {
+  resolve(serverPath: string): Promise<GatewayBackend | undefined>;
+  /** May the caller use `method` (and `tool` for tools/call) on this server? */
+  allowed(request: FastifyRequest, server: string, method: string, tool?: string): boolean;
+  /** Time allowed for the backend's response headers. */
+  timeoutMs: number;
+}
+
+// Hop-by-hop and identity headers are never forwarded; the caller's gateway token stays here.
+const FORWARD_REQUEST = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+const FORWARD_RESPONSE = ['content-type', 'mcp-session-id', 'cache-control'];
+
+const Params = Type.Object({ server: Type.String() });
+const AnyBody = Type.Unknown();
+
+async function backendFetch(url: string, init: RequestInit, timeoutMs: number, server: string): Promise<Response> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    return await fetch(url, { ...init, signal: abort.signal });
+  } catch (err) {
+    if (abort.signal.aborted) throw gatewayTimeout('SB_ERR_GATEWAY_TIMEOUT', `The backend of ${server} did not answer within ${timeoutMs} ms`, err);
+    throw unavailable('SB_ERR_GATEWAY_BACKEND_DOWN', `The backend of ${server} is unreachable: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`, err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function copyHeaders(from: Response, reply: FastifyReply): void {
+  for (const h of FORWARD_RESPONSE) {
+    const v = from.headers.get(h);
+    if (v) reply.header(h, v);
+  }
+}
+
+/**
+ * The built-in MCP gateway: `/{server}/mcp` (streamable HTTP) and `/{server}/sse`
+ * + `/{server}/messages` (SSE) proxied to the registered backend after the same
+ * checks /validate makes, with the stored backend credential injected.
+ */
+export async function registerGateway(app: FastifyInstance, opts: GatewayOptions): Promise<void> {
+  // SSE sessions: our messages URL -> the backend's, learnt from its `endpoint` event.
+  const sseSessions = new Map<string, string>();
+
+  const backendFor = async (request: FastifyRequest, server: string): Promise<GatewayBackend> => {
+    if (!request.user) throw unauthorized('SB_ERR_GATEWAY_UNAUTHENTICATED', 'A gateway token is required (X-Authorization: Bearer <token>)');
+    const b = await opts.resolve(`/${server}`);
+    if (!b) throw notFound('SB_ERR_GATEWAY_UNKNOWN_SERVER', `No MCP server is registered at /${server}`);
+    if (b.blocked) throw forbidden('SB_ERR_GATEWAY_SECURITY_PENDING', `/${server} is held for security review (security-pending) and cannot be used`);
+    if (!b.enabled) throw forbidden('SB_ERR_GATEWAY_DISABLED', `/${server} is disabled`);
+    return b;
+  };
+
+  const checkCalls = (request: FastifyRequest, server: string, body: unknown) => {
+    const calls = rpcCalls(body);
+    for (const c of calls) {
+      if (!opts.allowed(request, server, c.method, c.tool)) {
+        throw forbidden('SB_ERR_GATEWAY_DENIED', `Access denied to ${server}.${c.tool ? `${c.method}:${c.tool}` : c.method}`);
+      }
+    }
+    return calls;
+  };
+
+  const outgoingHeaders = (request: FastifyRequest, b: GatewayBackend) => {
+    const h: Record<string, string> = {};
+    for (const name of FORWARD_REQUEST) {
+      const v = request.headers[name];
+      if (typeof v === 'string') h[name] = v;
+    }
+    return { ...h, ...b.headers };
+  };
+
+  const schema = { tags: ['mcp-gateway'], params: Params, body: AnyBody, hide: false };
+
+  app.post('/:server/mcp', { schema: { ...schema, summary: 'MCP streamable HTTP through the gateway' } }, async (request, reply) => {
+    const { server } = request.params as { server: string };
+    const b = await backendFor(request, server);
+    const calls = checkCalls(request, server, request.body);
+    const res = await backendFetch(b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    reply.status(res.status);
+    copyHeaders(res, reply);
+    const listIds = new Set(calls.filter((c) => c.method === 'tools/list').map((c) => c.id));
+    if (listIds.size > 0 && res.ok) {
+      // tools/list answers are small: buffer them to drop the tools this caller may not call.
+      const text = await res.text();
+      const allowed = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
+      const ct = res.headers.get('content-type') ?? '';
+      return reply.send(ct.includes('text/event-stream') ? filterToolsSse(text, listIds, allowed) : filterToolsJson(text, listIds, allowed));
+    }
+    if (!res.body) return reply.send();
+    return reply.send(Readable.fromWeb(res.body as never));
+  });
+
+  app.get('/:server/mcp', { schema: { ...schema, body: undefined, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
+    const { server } = request.params as { server: string };
+    const b = await backendFor(request, server);
+    const res = await backendFetch(b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    reply.status(res.status);
+    copyHeaders(res, reply);
+    return reply.send(res.body ? Readable.fromWeb(res.body as never) : undefined);
+  });
+
+  app.delete('/:server/mcp', { schema: { ...schema, body: undefined, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
+    const { server } = request.params as { server: string };
+    const b = await backendFor(request, server);
+    const res = await backendFetch(b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    return reply.status(res.status).send(await res.text());
+  });
+
+  app.get('/:server/sse', { schema: { ...schema, body: undefined, summary: 'MCP SSE stream through the gateway' } }, async (request, reply) => {
+    const { server } = request.params as { server: string };
+    const b = await backendFor(request, server);
+    if (b.transport !== 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
+    const res = await backendFetch(b.url, { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } }, opts.timeoutMs, `/${server}`);
+    if (!res.ok || !res.body) throw badGateway('SB_ERR_GATEWAY_BACKEND_STATUS', `The backend of /${server} answered ${res.status} to the SSE connect`);
+    reply.status(200);
+    copyHeaders(res, reply);
+    // Rewrite the backend's `endpoint` event so the client posts its messages to us.
+    const decoder = new TextDecoder();
+    let pending = '';
+    const rewrite = new TransformStream<Uint8Array, string>({
+      transform(chunk, ctl) {
+        pending += decoder.decode(chunk, { stream: true });
+        const events = pending.split('\n\n');
+        pending = events.pop() ?? '';
+        for (const ev of events) {
+          if (/^event: endpoint$/m.test(ev)) {
+            const data = /^data: (.*)$/m.exec(ev)?.[1]?.trim() ?? '';
+            const backendUrl = new URL(data, b.url);
+            const sid = backendUrl.searchParams.get('sessionId') ?? backendUrl.search;
+            sseSessions.set(sid, backendUrl.toString());
+            ctl.enqueue(`event: endpoint\ndata: /${server}/messages?sessionId=${encodeURIComponent(sid)}\n\n`);
+          } else {
+            ctl.enqueue(`${ev}\n\n`);
+          }
+        }
+      },
+    });
+    return reply.send(Readable.fromWeb(res.body.pipeThrough(rewrite) as never));
+  });
+
+  app.post('/:server/messages', { schema: { ...schema, querystring: Type.Object({ sessionId: Type.String() }), summary: 'MCP SSE client messages through the gateway' } }, async (request, reply) => {
+    const { server } = request.params as { server: string };
+    const b = await backendFor(request, server);
+    checkCalls(request, server, request.body);
+    const target = sseSessions.get((request.query as { sessionId: string }).sessionId);
+    if (!target) throw notFound('SB_ERR_GATEWAY_SESSION', 'Unknown SSE session; connect to /sse first');
+    const res = await backendFetch(target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    return reply.status(res.status).send(await res.text());
+  });
+}
