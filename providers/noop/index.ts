@@ -1,4 +1,14 @@
 import type { ProviderFactory } from '../../core/provider.ts';
 import { noopAuth } from './auth.ts';
+import { noopBrowser } from './browser.ts';
+import { noopTools } from './tools.ts';
+import { noopCodeInterpreter } from './code-interpreter.ts';
+import { noopIdentity } from './identity.ts';
 
-export const providers: ProviderFactory[] = [noopAuth as ProviderFactory];
+export const providers: ProviderFactory[] = [
+  noopAuth as ProviderFactory,
+  noopBrowser as ProviderFactory,
+  noopTools as ProviderFactory,
+  noopCodeInterpreter as ProviderFactory,
+  noopIdentity as ProviderFactory,
+];

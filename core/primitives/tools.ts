@@ -1,0 +1,91 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { ProviderBase } from '../provider.ts';
+
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+/** Spec 2.5. The name is used in URLs, so it is limited to URL-safe characters. */
+export const Tool = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.-]+$' }),
+  description: Type.String({ default: '' }),
+  input_schema: Type.Object({}, { additionalProperties: true, default: { type: 'object' }, description: 'JSON Schema of the invoke params' }),
+});
+export type Tool = Static<typeof Tool>;
+
+export const ToolList = Type.Object({ tools: Type.Array(Tool), total: Type.Integer() });
+export type ToolList = Static<typeof ToolList>;
+
+export const ToolSearchQuery = Type.Object({
+  query: Type.String({ minLength: 1 }),
+  max_results: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+});
+export type ToolSearchQuery = Static<typeof ToolSearchQuery>;
+
+export const ToolMatch = Type.Object({ tool: Tool, score: Type.Number() });
+export const ToolSearchResult = Type.Object({ query: Type.String(), matches: Type.Array(ToolMatch) });
+export type ToolMatch = Static<typeof ToolMatch>;
+
+export const InvokeRequest = Type.Object({ params: Type.Optional(JsonObject) });
+export type InvokeRequest = Static<typeof InvokeRequest>;
+
+export const InvokeResult = Type.Object({
+  tool_name: Type.String(),
+  result: Type.Unknown(),
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+});
+export type InvokeResult = Static<typeof InvokeResult>;
+
+export const ServerHealth = Type.Union([Type.Literal('healthy'), Type.Literal('unhealthy'), Type.Literal('unknown')]);
+
+export const McpServer = Type.Object({
+  name: Type.String(),
+  url: Type.String(),
+  config: JsonObject,
+  health: ServerHealth,
+});
+export type McpServer = Static<typeof McpServer>;
+
+export const RegisterServerRequest = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.-]+$' }),
+  url: Type.String({ minLength: 1, format: 'uri' }),
+  config: Type.Optional(JsonObject),
+});
+export type RegisterServerRequest = Static<typeof RegisterServerRequest>;
+
+export const ServerList = Type.Object({ servers: Type.Array(McpServer) });
+
+export interface ToolsCapabilities {
+  /** Register and delete tools. */
+  register: boolean;
+  /** List, get and search tools. */
+  search: boolean;
+  invoke: boolean;
+  /** MCP server management. */
+  servers: boolean;
+  [k: string]: boolean | string | readonly string[];
+}
+
+/** Thrown by a provider when the tool ran and failed (spec: 502). */
+export class ToolExecutionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolExecutionError';
+  }
+}
+
+/**
+ * The tools primitive. Params are validated against the tool's input_schema by
+ * the plugin before `invoke` is called, so providers receive checked input.
+ */
+export interface ToolsProvider extends ProviderBase {
+  readonly kind: 'tools';
+  readonly capabilities: ToolsCapabilities;
+  register(tool: Tool): Promise<Tool>;
+  list(): Promise<Tool[]>;
+  get(name: string): Promise<Tool | undefined>;
+  search(query: string, maxResults: number): Promise<ToolMatch[]>;
+  delete(name: string): Promise<boolean>;
+  invoke(name: string, params: Record<string, unknown>): Promise<InvokeResult>;
+  listServers(): Promise<McpServer[]>;
+  registerServer(req: RegisterServerRequest): Promise<McpServer>;
+  getServer(name: string): Promise<McpServer | undefined>;
+}
