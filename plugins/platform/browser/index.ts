@@ -1,6 +1,88 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { conflict } from '../../../core/errors.ts';
+import { BrowserSession, LiveView, StartSessionRequest } from '../../../core/primitives/browser.ts';
+import { requireCapability } from '../capability.ts';
+import actions from './actions.ts';
+import { browserFor, ownedSession, principalOf } from './sessions.ts';
 
-/** Routes of /api/v1/browser: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['browser'];
+const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1 }) });
+const SessionList = Type.Object({ sessions: Type.Array(BrowserSession) });
+
+/** /api/v1/browser: sessions scoped to their owner; admins see all (spec 4.3, 5.4). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/sessions',
+    {
+      schema: { tags, summary: 'Start a browser session', body: StartSessionRequest, response: { 201: BrowserSession } },
+      // Every field of the start request is optional, so an empty POST is a valid request.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const provider = browserFor(app.sb, request);
+      requireCapability(provider, 'sessions', 'browser sessions');
+      const body = request.body;
+      if (body.session_id && (await provider.getSession(body.session_id))) {
+        throw conflict('SB_ERR_BROWSER_SESSION_EXISTS', `Browser session '${body.session_id}' already exists; omit session_id to get a generated one`);
+      }
+      const session = await provider.startSession(principalOf(request).id, body);
+      return reply.code(201).send(session);
+    },
+  );
+
+  app.get('/sessions', { schema: { tags, summary: 'List browser sessions (non-admins see only their own)', response: { 200: SessionList } } }, async (request) => {
+    const provider = browserFor(app.sb, request);
+    requireCapability(provider, 'sessions', 'browser sessions');
+    const p = principalOf(request);
+    return { sessions: await provider.listSessions(p.is_admin ? undefined : p.id) };
+  });
+
+  app.get(
+    '/sessions/:session_id',
+    { schema: { tags, summary: 'Browser session info', params: SessionParams, response: { 200: BrowserSession } } },
+    async (request) => {
+      const provider = browserFor(app.sb, request);
+      requireCapability(provider, 'sessions', 'browser sessions');
+      return ownedSession(provider, request.params.session_id, principalOf(request), 404);
+    },
+  );
+
+  app.delete(
+    '/sessions/:session_id',
+    { schema: { tags, summary: 'Stop a browser session', params: SessionParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const provider = browserFor(app.sb, request);
+      requireCapability(provider, 'sessions', 'browser sessions');
+      await ownedSession(provider, request.params.session_id, principalOf(request), 404);
+      await provider.stopSession(request.params.session_id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/sessions/:session_id/live-view',
+    {
+      schema: {
+        tags,
+        summary: 'A live view URL of the session',
+        params: SessionParams,
+        querystring: Type.Object({ expires: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Seconds the URL stays valid' }) }),
+        response: { 200: LiveView },
+      },
+    },
+    async (request) => {
+      const provider = browserFor(app.sb, request);
+      const { session_id } = request.params;
+      await ownedSession(provider, session_id, principalOf(request), 404);
+      requireCapability(provider, 'live_view', 'live view');
+      return provider.liveView(session_id, request.query.expires);
+    },
+  );
+
+  await app.register(actions);
+};
 
 export default routes;
