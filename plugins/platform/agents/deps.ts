@@ -1,0 +1,14 @@
+import type { FastifyRequest } from 'fastify';
+import type { AgentRuntime, Caller } from './runtime/runtime.ts';
+import { routingHeaders } from './runtime/runtime.ts';
+import type { RunManager } from './runtime/runs.ts';
+
+/** What the agents route files share. */
+export interface AgentDeps {
+  runtime: AgentRuntime;
+  runs: RunManager;
+}
+
+export function callerOf(request: FastifyRequest): Caller {
+  return { principal: request.principal!, headers: routingHeaders(request.headers) };
+}

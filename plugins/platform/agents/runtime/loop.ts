@@ -1,0 +1,118 @@
+import type { ChatMessage, CompletionRequest, CompletionResponse, LlmProvider, ToolCall } from '../../../../core/primitives/llm.ts';
+import type { AgentSpec } from '../schemas.ts';
+import type { BoundTool } from './catalog.ts';
+import { RunCancelled, type Emit } from './events.ts';
+
+/** Tool output beyond this goes back to the model truncated, so one tool cannot flood the context. */
+const MAX_TOOL_RESULT = 50_000;
+
+export interface LoopInput {
+  spec: AgentSpec;
+  messages: ChatMessage[];
+  tools: BoundTool[];
+  llm: LlmProvider;
+  emit: Emit;
+  /** Ask the provider for a token stream (when it can stream) so `token` events flow. */
+  stream: boolean;
+  signal: AbortSignal;
+  /** Text the model produced so far, kept for a cancellation checkpoint. */
+  onText?: (text: string) => void;
+}
+
+export interface LoopResult {
+  response: string;
+  turns_used: number;
+  tools_called: string[];
+  max_turns_reached: boolean;
+}
+
+export function maxTurnsMessage(n: number): string {
+  return `Stopped: the agent reached its max_turns limit (${n}) before giving a final answer.`;
+}
+
+function checkCancel(signal: AbortSignal): void {
+  if (signal.aborted) throw new RunCancelled();
+}
+
+async function callModel(input: LoopInput, req: CompletionRequest): Promise<Pick<CompletionResponse, 'content' | 'tool_calls'>> {
+  const { llm, signal } = input;
+  try {
+    if (!input.stream || !llm.capabilities.streaming) {
+      const r = await llm.complete(req, { signal });
+      if (r.content) {
+        input.emit({ type: 'token', content: r.content });
+        input.onText?.(r.content);
+      }
+      return r;
+    }
+    let content = '';
+    const calls: ToolCall[] = [];
+    for await (const ev of llm.stream(req, { signal })) {
+      checkCancel(signal);
+      if (ev.type === 'content_delta' && ev.delta) {
+        content += ev.delta;
+        input.emit({ type: 'token', content: ev.delta });
+        input.onText?.(ev.delta);
+      } else if (ev.type === 'tool_use_complete') {
+        calls.push({ id: ev.id, name: ev.name, input: ev.input ?? {} });
+      }
+    }
+    return { content, tool_calls: calls };
+  } catch (err) {
+    if (signal.aborted) throw new RunCancelled();
+    throw err;
+  }
+}
+
+async function runTool(input: LoopInput, call: ToolCall): Promise<string> {
+  const tool = input.tools.find((t) => t.name === call.name);
+  input.emit({ type: 'tool_call_start', name: call.name, id: call.id });
+  let result: string;
+  if (!tool) {
+    result = `Error: unknown tool '${call.name}'. Available tools: ${input.tools.map((t) => t.name).join(', ') || '(none)'}`;
+  } else {
+    try {
+      result = await tool.run(call.input ?? {}, { emit: input.emit, signal: input.signal });
+    } catch (err) {
+      if (err instanceof RunCancelled || input.signal.aborted) throw new RunCancelled();
+      result = `Error: ${(err as Error).message || String(err)}`;
+    }
+  }
+  if (result.length > MAX_TOOL_RESULT) result = `${result.slice(0, MAX_TOOL_RESULT)}… [truncated]`;
+  input.emit({ type: 'tool_call_result', name: call.name, id: call.id, result });
+  return result;
+}
+
+/**
+ * The tool loop: ask the model, run the tool calls it asks for (all calls of one
+ * turn in parallel), feed the results back, until it answers without tools or
+ * `max_turns` model calls were made.
+ */
+export async function runLoop(input: LoopInput): Promise<LoopResult> {
+  const { spec } = input;
+  const messages = [...input.messages];
+  const toolDefs = input.tools.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
+  const toolsCalled: string[] = [];
+  let lastContent = '';
+  for (let turn = 1; turn <= spec.max_turns; turn++) {
+    checkCancel(input.signal);
+    const req: CompletionRequest = {
+      model: spec.model,
+      system: spec.system_prompt,
+      messages,
+      temperature: spec.temperature,
+      ...(toolDefs.length ? { tools: toolDefs } : {}),
+      ...(spec.max_tokens ? { max_tokens: spec.max_tokens } : {}),
+    };
+    const r = await callModel(input, req);
+    lastContent = r.content;
+    if (r.tool_calls.length === 0) return { response: r.content, turns_used: turn, tools_called: toolsCalled, max_turns_reached: false };
+    messages.push({ role: 'assistant', content: r.content, tool_calls: r.tool_calls });
+    toolsCalled.push(...r.tool_calls.map((c) => c.name));
+    const results = await Promise.all(r.tool_calls.map((c) => runTool(input, c)));
+    checkCancel(input.signal);
+    messages.push({ role: 'user', content: '', tool_results: r.tool_calls.map((c, i) => ({ tool_use_id: c.id, content: results[i]! })) });
+  }
+  const note = maxTurnsMessage(spec.max_turns);
+  return { response: lastContent ? `${lastContent}\n\n${note}` : note, turns_used: spec.max_turns, tools_called: toolsCalled, max_turns_reached: true };
+}

@@ -1,0 +1,47 @@
+import type { Collection, Store } from '../../../../core/store.ts';
+
+/** One conversation of one agent: who it belongs to and when it was last used. */
+export interface SessionEntry {
+  session_id: string;
+  agent_name: string;
+  actor_id: string;
+  message_count: number;
+  last_activity: string;
+  /** Where the history lives: memory events of this provider, or the core store. */
+  history: { kind: 'memory'; provider: string } | { kind: 'store' };
+}
+
+const key = (agent: string, session: string) => `${agent}/${session}`;
+
+/**
+ * The per-agent session index in the core store. Memory events are keyed by
+ * actor and session only, so this index is what ties a session to an agent.
+ */
+export class SessionIndex {
+  private readonly col: Collection<SessionEntry>;
+
+  constructor(store: Store) {
+    this.col = store.collection<SessionEntry>('agent_sessions');
+  }
+
+  get(agent: string, session: string): Promise<SessionEntry | undefined> {
+    return this.col.get(key(agent, session));
+  }
+
+  async touch(entry: Omit<SessionEntry, 'last_activity' | 'message_count'>, added: number): Promise<SessionEntry> {
+    const prev = await this.get(entry.agent_name, entry.session_id);
+    const next: SessionEntry = { ...entry, message_count: (prev?.message_count ?? 0) + added, last_activity: new Date().toISOString() };
+    await this.col.set(key(entry.agent_name, entry.session_id), next);
+    return next;
+  }
+
+  async list(agent: string): Promise<SessionEntry[]> {
+    const out: SessionEntry[] = [];
+    for await (const [k, v] of this.col.entries()) if (k.startsWith(`${agent}/`) && v.agent_name === agent) out.push(v);
+    return out.sort((a, b) => b.last_activity.localeCompare(a.last_activity));
+  }
+
+  delete(agent: string, session: string): Promise<boolean> {
+    return this.col.delete(key(agent, session));
+  }
+}
