@@ -1,6 +1,86 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { badGateway, conflict, isSwitchboardError, notFound } from '../../../core/errors.ts';
+import { InvokeRequest, InvokeResult, Tool, ToolList, ToolSearchQuery, ToolSearchResult, type ToolsProvider } from '../../../core/primitives/tools.ts';
+import { requireCapability } from '../capability.ts';
+import { checkInputSchema, checkParams } from './params.ts';
+import servers from './servers.ts';
 
-/** Routes of /api/v1/tools: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['tools'];
+const NameParams = Type.Object({ name: Type.String({ minLength: 1 }) });
+
+/** /api/v1/tools (spec 4.4). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const toolsFor = (headers: Record<string, string | string[] | undefined>) => app.sb.providers.resolve<ToolsProvider>('tools', headers);
+
+  async function existing(p: ToolsProvider, name: string): Promise<Tool> {
+    const tool = await p.get(name);
+    if (!tool) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${name}' not found`);
+    return tool;
+  }
+
+  app.post('/', { schema: { tags, summary: 'Register a tool', body: Tool, response: { 201: Tool } } }, async (request, reply) => {
+    const p = toolsFor(request.headers);
+    requireCapability(p, 'register', 'registering tools');
+    const tool = request.body;
+    checkInputSchema(tool.name, tool.input_schema);
+    if (await p.get(tool.name)) throw conflict('SB_ERR_TOOLS_EXISTS', `Tool '${tool.name}' is already registered; delete it first to replace it`);
+    return reply.code(201).send(await p.register(tool));
+  });
+
+  app.get('/', { schema: { tags, summary: 'List tools', response: { 200: ToolList } } }, async (request) => {
+    const p = toolsFor(request.headers);
+    requireCapability(p, 'search', 'listing tools');
+    const tools = await p.list();
+    return { tools, total: tools.length };
+  });
+
+  app.get('/search', { schema: { tags, summary: 'Search tools', querystring: ToolSearchQuery, response: { 200: ToolSearchResult } } }, async (request) => {
+    const p = toolsFor(request.headers);
+    requireCapability(p, 'search', 'searching tools');
+    const { query, max_results } = request.query;
+    return { query, matches: await p.search(query, max_results) };
+  });
+
+  await app.register(servers);
+
+  app.get('/:name', { schema: { tags, summary: 'One tool', params: NameParams, response: { 200: Tool } } }, async (request) => {
+    const p = toolsFor(request.headers);
+    requireCapability(p, 'search', 'reading tools');
+    return existing(p, request.params.name);
+  });
+
+  app.delete('/:name', { schema: { tags, summary: 'Delete a tool', params: NameParams, response: { 204: Type.Null() } } }, async (request, reply) => {
+    const p = toolsFor(request.headers);
+    requireCapability(p, 'register', 'deleting tools');
+    if (!(await p.delete(request.params.name))) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${request.params.name}' not found`);
+    return reply.code(204).send(null);
+  });
+
+  app.post(
+    '/:name/invoke',
+    {
+      schema: { tags, summary: 'Invoke a tool', params: NameParams, body: InvokeRequest, response: { 200: InvokeResult } },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      const p = toolsFor(request.headers);
+      const name = request.params.name;
+      // Invalid params are the caller's to fix whatever the provider, so they are checked before the capability.
+      const tool = await existing(p, name);
+      const params = request.body.params ?? {};
+      checkParams(name, tool.input_schema, params);
+      requireCapability(p, 'invoke', 'invoking tools');
+      try {
+        return await p.invoke(name, params);
+      } catch (err) {
+        if (isSwitchboardError(err)) throw err;
+        throw badGateway('SB_ERR_TOOLS_EXECUTION_FAILED', `Tool '${name}' failed: ${err instanceof Error ? err.message : String(err)}`, err);
+      }
+    },
+  );
+};
 
 export default routes;
