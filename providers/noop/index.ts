@@ -4,6 +4,10 @@ import { noopBrowser } from './browser.ts';
 import { noopTools } from './tools.ts';
 import { noopCodeInterpreter } from './code-interpreter.ts';
 import { noopIdentity } from './identity.ts';
+import { noopPolicy } from './policy.ts';
+import { noopEvaluations } from './evaluations.ts';
+import { noopObservability } from './observability.ts';
+import { noopScanner } from './scanners.ts';
 
 export const providers: ProviderFactory[] = [
   noopAuth as ProviderFactory,
@@ -11,4 +15,8 @@ export const providers: ProviderFactory[] = [
   noopTools as ProviderFactory,
   noopCodeInterpreter as ProviderFactory,
   noopIdentity as ProviderFactory,
+  noopPolicy as ProviderFactory,
+  noopEvaluations as ProviderFactory,
+  noopObservability as ProviderFactory,
+  noopScanner as ProviderFactory,
 ];
