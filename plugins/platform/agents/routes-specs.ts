@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { PrimitiveName } from '../../../core/primitives.ts';
+import { isPrimitive } from '../../../core/primitives.ts';
 import type { MemoryProvider } from '../../../core/primitives/memory.ts';
 import { callerOf, type AgentDeps } from './deps.ts';
 import { catalogListing } from './runtime/catalog.ts';
@@ -22,7 +22,7 @@ const tags = ['agents'];
 export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
   // An override must name a provider the caller could pick by header: unknown -> 400, locked -> 403.
   const checkOverrides = (overrides: Record<string, string> | undefined) => {
-    for (const [primitive, name] of Object.entries(overrides ?? {})) app.sb.providers.resolve(primitive as PrimitiveName, {}, name);
+    for (const [primitive, name] of Object.entries(overrides ?? {})) if (isPrimitive(primitive)) app.sb.providers.resolve(primitive, {}, name);
   };
 
   app.post('/', { schema: { tags, summary: 'Create an agent', body: CreateAgentRequest, response: { 201: AgentSpec } } }, async (request, reply) => {

@@ -1,0 +1,178 @@
+/**
+ * Tool implementations of the exported script: memory and shared memory over
+ * /api/v1/memory, lazily opened browser and code-interpreter sessions (closed
+ * at exit), and delegation to sub-agents.
+ */
+export const PYTHON_TOOLS = String.raw`
+# ---------------------------------------------------------------------------
+# Tools
+# ---------------------------------------------------------------------------
+def _view(record):
+    return {"key": record.get("key"), "content": record.get("content"),
+            "metadata": record.get("metadata") or {}, "updated_at": record.get("updated_at")}
+
+
+def _int(args, key, default, maximum):
+    try:
+        return max(1, min(maximum, int(args.get(key, default))))
+    except (TypeError, ValueError):
+        return default
+
+
+def _required(args, key):
+    value = args.get(key)
+    if value is None or value == "":
+        raise ValueError("missing required argument '%s'" % key)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def agent_namespace(spec):
+    cfg = (spec.get("primitives") or {}).get("memory") or {}
+    return (cfg.get("namespace") or "agent:{agent_name}").replace("{agent_name}", spec["name"])
+
+
+def shared_namespaces(spec):
+    cfg = (spec.get("primitives") or {}).get("memory") or {}
+    names = list(spec.get("shared_namespaces") or []) + list(cfg.get("shared_namespaces") or [])
+    out = []
+    for n in names:
+        n = n.replace("{agent_name}", spec["name"])
+        if n not in out:
+            out.append(n)
+    return out
+
+
+def memory_tools(spec, ns):
+    base = "/api/v1/memory/" + q(ns)
+    def remember(args):
+        key = _required(args, "key")
+        api("POST", base, {"key": key, "content": _required(args, "content"),
+                           "metadata": {"source": "agent", "agent": spec["name"]}}, spec)
+        return "Remembered '%s'." % key
+    def recall(args):
+        key = _required(args, "key")
+        record = api("GET", base + "/" + q(key), spec=spec, allow_404=True)
+        return json.dumps(_view(record)) if record else "No memory stored under '%s'." % key
+    def search_memory(args):
+        found = api("POST", base + "/search", {"query": _required(args, "query"), "top_k": _int(args, "top_k", 5, 50)}, spec)
+        return json.dumps([dict(_view(h["record"]), score=h["score"]) for h in found.get("results", [])])
+    def forget(args):
+        key = _required(args, "key")
+        gone = api("DELETE", base + "/" + q(key), spec=spec, allow_404=True)
+        return ("Forgot '%s'." % key) if gone is not None else "No memory stored under '%s'." % key
+    def list_memories(args):
+        page = api("GET", base + "?limit=%d&offset=0" % _int(args, "limit", 20, 100), spec=spec)
+        return json.dumps({"total": page.get("total", 0), "records": [_view(r) for r in page.get("records", [])]})
+    return {"remember": remember, "recall": recall, "search_memory": search_memory,
+            "forget": forget, "list_memories": list_memories}
+
+
+def shared_memory_tools(spec):
+    pools = shared_namespaces(spec)
+    def pool(args):
+        wanted = args.get("namespace") or pools[0]
+        if wanted not in pools:
+            raise ValueError("'%s' is not one of this agent's shared namespaces (%s)" % (wanted, ", ".join(pools)))
+        return "/api/v1/memory/" + q(wanted)
+    def share_finding(args):
+        key = _required(args, "key")
+        api("POST", pool(args), {"key": key, "content": _required(args, "content"),
+                                 "metadata": {"source": "agent", "agent": spec["name"]}}, spec)
+        return "Shared '%s' in '%s'." % (key, args.get("namespace") or pools[0])
+    def read_shared(args):
+        key = _required(args, "key")
+        record = api("GET", pool(args) + "/" + q(key), spec=spec, allow_404=True)
+        return json.dumps(_view(record)) if record else "No shared finding under '%s'." % key
+    def search_shared(args):
+        found = api("POST", pool(args) + "/search", {"query": _required(args, "query"), "top_k": _int(args, "top_k", 5, 50)}, spec)
+        return json.dumps([dict(_view(h["record"]), score=h["score"]) for h in found.get("results", [])])
+    def list_shared(args):
+        page = api("GET", pool(args) + "?limit=%d&offset=0" % _int(args, "limit", 20, 100), spec=spec)
+        return json.dumps({"total": page.get("total", 0), "records": [_view(r) for r in page.get("records", [])]})
+    return {"share_finding": share_finding, "read_shared": read_shared,
+            "search_shared": search_shared, "list_shared": list_shared}
+
+
+class LazySession:
+    """A browser or code-interpreter session opened on first use and closed when the script exits."""
+    def __init__(self, prefix, spec, body):
+        self.prefix, self.spec, self.body = prefix, spec, body
+        self.session_id = None
+        self.lock = threading.Lock()
+
+    def id(self):
+        with self.lock:
+            if self.session_id is None:
+                self.session_id = api("POST", self.prefix + "/sessions", self.body, self.spec)["session_id"]
+                atexit.register(self.close)
+            return self.session_id
+
+    def close(self):
+        if self.session_id is not None:
+            try:
+                api("DELETE", self.prefix + "/sessions/" + q(self.session_id), spec=self.spec, allow_404=True)
+            except Exception:
+                pass
+            self.session_id = None
+
+
+def code_interpreter_tools(spec):
+    session = LazySession("/api/v1/code-interpreter", spec, {"language": "python"})
+    def execute_code(args):
+        language = args.get("language") or "python"
+        out = api("POST", "/api/v1/code-interpreter/sessions/%s/execute" % q(session.id()),
+                  {"code": _required(args, "code"), "language": language}, spec)
+        return json.dumps(out)
+    return {"execute_code": execute_code}
+
+
+def browser_tools(spec):
+    session = LazySession("/api/v1/browser", spec, {})
+    def path(action):
+        return "/api/v1/browser/sessions/%s/%s" % (q(session.id()), action)
+    return {
+        "navigate": lambda a: json.dumps(api("POST", path("navigate"), {"url": _required(a, "url")}, spec)),
+        "read_page": lambda a: json.dumps(api("GET", path("content"), spec=spec)),
+        "click": lambda a: json.dumps(api("POST", path("click"), {"selector": _required(a, "selector")}, spec)),
+        "type_text": lambda a: json.dumps(api("POST", path("type"), {"selector": _required(a, "selector"), "text": _required(a, "text")}, spec)),
+        "screenshot": lambda a: json.dumps(api("GET", path("screenshot"), spec=spec)),
+        "evaluate_js": lambda a: json.dumps(api("POST", path("evaluate"), {"expression": _required(a, "expression")}, spec)),
+    }
+
+
+def agent_tools(spec, depth, on_event):
+    out = {}
+    for name in ((spec.get("primitives") or {}).get("agents") or {}).get("tools") or []:
+        def call(args, name=name):
+            if depth + 1 > MAX_DEPTH:
+                raise ValueError("delegation depth limit (%d) reached; answer without calling '%s'" % (MAX_DEPTH, name))
+            if name not in AGENTS:
+                raise ValueError("agent '%s' was not exported with this script" % name)
+            def sub_event(kind, payload):
+                if kind == "token":
+                    on_event("sub_agent_token", {"agent": name, "content": payload})
+                elif kind == "tool":
+                    on_event("sub_agent_tool", {"agent": name, "name": payload})
+                else:
+                    on_event(kind, payload)
+            return run_loop(AGENTS[name], [{"role": "user", "content": _required(args, "message")}], depth + 1, sub_event)["response"]
+        out["call_" + name] = call
+    return out
+
+
+def implementations(spec, depth, on_event):
+    """Every tool implementation this agent may use, by name."""
+    prims = spec.get("primitives") or {}
+    impl = {}
+    if (prims.get("memory") or {}).get("enabled"):
+        impl.update(memory_tools(spec, agent_namespace(spec)))
+    if shared_namespaces(spec):
+        impl.update(shared_memory_tools(spec))
+    if (prims.get("code_interpreter") or {}).get("enabled"):
+        impl.update(code_interpreter_tools(spec))
+    if (prims.get("browser") or {}).get("enabled"):
+        impl.update(browser_tools(spec))
+    if (prims.get("agents") or {}).get("enabled"):
+        impl.update(agent_tools(spec, depth, on_event))
+    return impl
+`;
