@@ -1,6 +1,88 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { conflict, notFound } from '../../../core/errors.ts';
+import { CodeSession, CreateCodeSessionRequest, ExecuteRequest, ExecuteResult, History, type CodeInterpreterProvider } from '../../../core/primitives/code-interpreter.ts';
+import { requireCapability } from '../capability.ts';
+import files from './files.ts';
+import { existingSession, requireLanguage } from './sessions.ts';
 
-/** Routes of /api/v1/code-interpreter: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['code_interpreter'];
+const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1 }) });
+
+/** /api/v1/code-interpreter: sessions, execute, history, files. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const providerFor = (headers: Record<string, string | string[] | undefined>) => {
+    const p = app.sb.providers.resolve<CodeInterpreterProvider>('code_interpreter', headers);
+    requireCapability(p, 'sessions', 'code interpreter sessions');
+    return p;
+  };
+
+  app.post(
+    '/sessions',
+    {
+      schema: { tags, summary: 'Start a code interpreter session', body: CreateCodeSessionRequest, response: { 201: CodeSession } },
+      preValidation: async (request) => {
+        request.body ??= {} as typeof request.body;
+      },
+    },
+    async (request, reply) => {
+      const p = providerFor(request.headers);
+      const req = request.body;
+      // A provider that executes some languages refuses sessions in others up front.
+      if (p.capabilities.languages.length > 0) requireLanguage(p, req.language);
+      if (req.session_id && (await p.getSession(req.session_id))) {
+        throw conflict('SB_ERR_CODE_SESSION_EXISTS', `Code interpreter session '${req.session_id}' already exists; omit session_id to get a generated one`);
+      }
+      return reply.code(201).send(await p.createSession(req));
+    },
+  );
+
+  app.get('/sessions', { schema: { tags, summary: 'List code interpreter sessions', response: { 200: Type.Object({ sessions: Type.Array(CodeSession) }) } } }, async (request) => ({
+    sessions: await providerFor(request.headers).listSessions(),
+  }));
+
+  app.get('/sessions/:session_id', { schema: { tags, summary: 'One session', params: SessionParams, response: { 200: CodeSession } } }, async (request) =>
+    existingSession(providerFor(request.headers), request.params.session_id),
+  );
+
+  app.delete('/sessions/:session_id', { schema: { tags, summary: 'Stop a session', params: SessionParams, response: { 204: Type.Null() } } }, async (request, reply) => {
+    if (!(await providerFor(request.headers).deleteSession(request.params.session_id))) {
+      throw notFound('SB_ERR_CODE_SESSION_NOT_FOUND', `Code interpreter session '${request.params.session_id}' not found`);
+    }
+    return reply.code(204).send(null);
+  });
+
+  app.post(
+    '/sessions/:session_id/execute',
+    { schema: { tags, summary: 'Execute code in the session', params: SessionParams, body: ExecuteRequest, response: { 200: ExecuteResult } } },
+    async (request) => {
+      const p = providerFor(request.headers);
+      const session = await existingSession(p, request.params.session_id);
+      const language = request.body.language ?? session.language;
+      requireLanguage(p, language);
+      return p.execute(session.session_id, request.body.code, language);
+    },
+  );
+
+  app.get(
+    '/sessions/:session_id/history',
+    {
+      schema: {
+        tags,
+        summary: 'Executions of the session, oldest first',
+        params: SessionParams,
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) }),
+        response: { 200: History },
+      },
+    },
+    async (request) => {
+      const p = providerFor(request.headers);
+      const { session_id } = await existingSession(p, request.params.session_id);
+      return { session_id, entries: await p.history(session_id, request.query.limit) };
+    },
+  );
+
+  await app.register(files);
+};
 
 export default routes;
