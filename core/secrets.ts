@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { StartupError } from './errors.ts';
 
 /**
@@ -14,16 +14,13 @@ export interface Secrets {
   secretKey: string;
   /** Urlsafe base64 of 32 bytes: first half signs, second half encrypts (Fernet layout). */
   encryptionKey: string;
-  /** Where generated secrets are kept (whether or not any was generated). */
-  file: string;
+  /** DATA_DIR, where generated secrets are kept as `secret_key` and `encryption_key`. */
+  dir: string;
 }
 
-export const SECRETS_FILE = 'secrets.json';
-
-interface SecretsFile {
-  secret_key?: string;
-  encryption_key?: string;
-}
+/** File names under DATA_DIR; `secret_key` is the name registry auth reads too. */
+export const SECRET_KEY_FILE = 'secret_key';
+export const ENCRYPTION_KEY_FILE = 'encryption_key';
 
 /** Decodes base64 or urlsafe base64, padded or not; undefined unless it is exactly 32 bytes. */
 export function decodeKey32(text: string): Buffer | undefined {
@@ -33,47 +30,39 @@ export function decodeKey32(text: string): Buffer | undefined {
   return bytes.length === 32 ? bytes : undefined;
 }
 
-function readFile(file: string): SecretsFile {
-  let text: string;
+/** The file's value, or a new one written with mode 0600 ('wx': two processes starting together agree). */
+function readOrCreate(file: string, make: () => string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    const value = readFileSync(file, 'utf8').trim();
+    if (value) return value;
+    throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `${file} is empty; remove it to generate a new secret`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `Cannot read ${file}: ${(err as Error).message}`, err);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      if (err instanceof StartupError) throw err;
+      throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `Cannot read ${file}: ${(err as Error).message}`, err);
+    }
   }
+  const value = make();
   try {
-    const parsed = JSON.parse(text) as SecretsFile;
-    return parsed && typeof parsed === 'object' ? parsed : {};
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+    return value;
   } catch (err) {
-    throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `${file} is not valid JSON; fix it or remove it to generate new secrets (stored credentials would become unreadable)`, err);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw new StartupError('SB_ERR_SECRETS_UNWRITABLE', `Cannot keep a generated secret in ${file}: ${(err as Error).message}`, err);
   }
 }
 
 export function loadSecrets(dataDir: string, env: NodeJS.ProcessEnv = process.env): Secrets {
-  const file = join(dataDir, SECRETS_FILE);
   const envSecret = env.SECRET_KEY?.trim() || undefined;
   const envEnc = env.ENCRYPTION_KEY?.trim() || undefined;
   if (envEnc && !decodeKey32(envEnc)) {
     throw new StartupError('SB_ERR_CONFIG_INVALID', 'ENCRYPTION_KEY must be 32 bytes in base64 or urlsafe base64 (e.g. `openssl rand -base64 32`)');
   }
-  if (envSecret && envEnc) return { secretKey: envSecret, encryptionKey: envEnc, file };
-
-  const stored = readFile(file);
-  if (stored.encryption_key && !decodeKey32(stored.encryption_key)) {
-    throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `${file}: encryption_key is not a 32-byte base64 key`);
-  }
-  const next: SecretsFile = { ...stored };
-  if (!envSecret && !next.secret_key) next.secret_key = randomBytes(32).toString('base64url');
-  if (!envEnc && !next.encryption_key) next.encryption_key = randomBytes(32).toString('base64url');
-  if (next.secret_key !== stored.secret_key || next.encryption_key !== stored.encryption_key) {
-    try {
-      mkdirSync(dataDir, { recursive: true });
-      writeFileSync(file, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
-      // mode only applies on create; an existing file keeps whatever it had.
-      chmodSync(file, 0o600);
-    } catch (err) {
-      throw new StartupError('SB_ERR_SECRETS_UNWRITABLE', `Cannot keep generated secrets in ${file}: ${(err as Error).message}`, err);
-    }
-  }
-  return { secretKey: envSecret ?? next.secret_key!, encryptionKey: envEnc ?? next.encryption_key!, file };
+  const encFile = join(dataDir, ENCRYPTION_KEY_FILE);
+  const secretKey = envSecret ?? readOrCreate(join(dataDir, SECRET_KEY_FILE), () => randomBytes(32).toString('base64url'));
+  const encryptionKey = envEnc ?? readOrCreate(encFile, () => randomBytes(32).toString('base64url'));
+  if (!decodeKey32(encryptionKey)) throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `${encFile} does not hold a 32-byte base64 key`);
+  return { secretKey, encryptionKey, dir: dataDir };
 }

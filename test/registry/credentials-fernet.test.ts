@@ -3,7 +3,7 @@ import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { createFernet, FernetError } from '../../core/crypto/fernet.ts';
-import { loadSecrets, SECRETS_FILE } from '../../core/secrets.ts';
+import { ENCRYPTION_KEY_FILE, loadSecrets, SECRET_KEY_FILE } from '../../core/secrets.ts';
 import { tempDir } from '../helpers/app.ts';
 
 // The published Fernet spec vector (github.com/fernet/spec generate.json / verify.json).
@@ -55,8 +55,7 @@ t.test('loadSecrets: env wins, otherwise generated once, mode 0600, reused', asy
   const first = loadSecrets(dir, {});
   t.ok(first.secretKey.length >= 32);
   t.ok(createFernet(first.encryptionKey), 'generated key is a valid Fernet key');
-  const file = join(dir, SECRETS_FILE);
-  t.equal(statSync(file).mode & 0o777, 0o600);
+  for (const name of [SECRET_KEY_FILE, ENCRYPTION_KEY_FILE]) t.equal(statSync(join(dir, name)).mode & 0o777, 0o600, `${name} is 0600`);
   const again = loadSecrets(dir, {});
   t.same(again, first, 'reused after restart');
   t.not(loadSecrets(tempDir(), {}).secretKey, first.secretKey, 'another DATA_DIR gets other secrets');
@@ -65,10 +64,11 @@ t.test('loadSecrets: env wins, otherwise generated once, mode 0600, reused', asy
   const fromEnv = loadSecrets(dir, { SECRET_KEY: 'from-env', ENCRYPTION_KEY: envKey });
   t.same([fromEnv.secretKey, fromEnv.encryptionKey], ['from-env', envKey]);
   const mixed = loadSecrets(dir, { SECRET_KEY: 'from-env' });
-  t.equal(mixed.encryptionKey, first.encryptionKey, 'the unset one still comes from the file');
+  t.equal(mixed.encryptionKey, first.encryptionKey, 'the unset one still comes from DATA_DIR');
 
   t.throws(() => loadSecrets(dir, { ENCRYPTION_KEY: 'too-short' }), { code: 'SB_ERR_CONFIG_INVALID' });
-  writeFileSync(file, '{nope');
+  const encFile = join(dir, ENCRYPTION_KEY_FILE);
+  writeFileSync(encFile, 'nope');
   t.throws(() => loadSecrets(dir, {}), { code: 'SB_ERR_SECRETS_UNREADABLE' });
-  t.equal(readFileSync(file, 'utf8'), '{nope', 'a broken file is never silently replaced');
+  t.equal(readFileSync(encFile, 'utf8'), 'nope', 'a broken key file is never silently replaced');
 });
