@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import t from 'tap';
 import { createFernet, FernetError } from '../../core/crypto/fernet.ts';
 import { ENCRYPTION_KEY_FILE, loadSecrets, SECRET_KEY_FILE } from '../../core/secrets.ts';
-import { tempDir } from '../helpers/app.ts';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'sb-secrets-'));
 
 // The published Fernet spec vector (github.com/fernet/spec generate.json / verify.json).
 const VECTOR = {
