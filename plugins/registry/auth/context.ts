@@ -43,3 +43,10 @@ declare module 'fastify' {
     user?: UserContext;
   }
 }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Why presented credentials were refused (the 401 detail), when they were. */
+    authFailure?: string;
+  }
+}

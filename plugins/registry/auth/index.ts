@@ -1,6 +1,90 @@
-import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { forbidden } from '../../../core/errors.ts';
+import { Authenticator, type CredentialSource } from './identify.ts';
+import { buildIdpVerifier, type Idp } from './idp.ts';
+import { loadAdminCredentials, loadSecretKey } from './keys.ts';
+import { boundPathAllowed } from './resource-binding.ts';
+import { ScopeStore, readScopeFiles } from './scope-store.ts';
+import { checkCsrf } from './csrf.ts';
+import { authSettings, type AuthSettings } from './settings.ts';
+import type { SessionPayload } from './session.ts';
+import loginRoutes from './routes/login.ts';
+import tokenRoutes from './routes/tokens.ts';
+import scopeRoutes from './routes/scopes.ts';
+import groupRoutes from './routes/groups.ts';
+import validateRoutes from './routes/validate.ts';
 
-/** Registry auth: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+/** What the auth plugin shares with the rest of the registry (catalog, gateway, health). */
+export interface RegistryAuth {
+  settings: AuthSettings;
+  authenticator: Authenticator;
+  scopes: ScopeStore;
+  idp?: Idp;
+}
 
-export default routes;
+declare module 'fastify' {
+  interface FastifyInstance {
+    registryAuth: RegistryAuth;
+  }
+  interface FastifyRequest {
+    /** Which credential produced request.user (CSRF applies to 'cookie'). */
+    authSource?: CredentialSource;
+    session?: SessionPayload;
+  }
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Registry identity. fp-wrapped so its hooks cover the catalog's routes too:
+ * onRequest sets request.user from HTTP Basic (the local admin), a bearer token
+ * (self-signed HS256 or the IdP's RS256) or the session cookie; preValidation
+ * enforces CSRF on unsafe requests authenticated by the cookie.
+ */
+async function registryAuth(app: FastifyInstance): Promise<void> {
+  const { settings: sb } = app.sb;
+  const settings = authSettings(sb.config.registry, process.env, sb.configDir);
+  const secret = loadSecretKey(sb.dataDir, process.env, settings.secret_key);
+  const admin = loadAdminCredentials(sb.dataDir, process.env, settings);
+  if (admin.generated) app.log.warn({ file: admin.source, username: admin.username }, 'Generated a password for the registry admin; it is in this file (mode 0600)');
+  else app.log.info({ source: admin.source, username: admin.username }, 'Registry admin credentials loaded');
+  app.log.info({ source: secret.source }, 'SECRET_KEY loaded');
+
+  const scopes = new ScopeStore(app.sb.store);
+  await scopes.seed(readScopeFiles(settings.scopesDir));
+  const idp = settings.idp ? buildIdpVerifier(settings.idp) : undefined;
+  const authenticator = new Authenticator(secret.key, admin, scopes, idp);
+  app.decorate('registryAuth', { settings, authenticator, scopes, idp } satisfies RegistryAuth);
+
+  // Form posts (login, the catalog's UI forms); the catalog must not register it again.
+  if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    scopes.refreshIfStale();
+    const who = await authenticator.identify(request.headers);
+    request.authSource = who.source;
+    if (who.user) request.user = who.user;
+    if (who.failure) request.authFailure = who.failure;
+    if (who.session) request.session = who.session;
+    const bound = who.user?.resource;
+    const path = request.url.split('?')[0];
+    // /validate judges the original request, not itself.
+    if (bound && path !== '/validate' && !boundPathAllowed(bound, path)) {
+      throw forbidden('SB_ERR_TOKEN_RESOURCE_BOUND', `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}`);
+    }
+  });
+
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    if (request.authSource === 'cookie' && request.session && UNSAFE.has(request.method)) checkCsrf(request);
+  });
+
+  await app.register(loginRoutes);
+  await app.register(tokenRoutes);
+  await app.register(scopeRoutes);
+  await app.register(groupRoutes);
+  await app.register(validateRoutes);
+}
+
+export default fp(registryAuth, { name: 'registry-auth', decorators: { fastify: ['sb'] } });

@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+import { forbidden } from '../../../core/errors.ts';
+import { CSRF_FIELD, CSRF_HEADER, csrfMatches } from './session.ts';
+
+/** Posting credentials or leaving carries no forged intent worth a token. */
+const EXEMPT = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout']);
+
+/**
+ * CSRF check for requests authenticated by the session cookie: the token
+ * (GET /api/auth/csrf, or the `mcp_gateway_csrf` cookie) must come back in the
+ * `X-CSRF-Token` header or the `csrf_token` form field. The registry auth
+ * plugin runs this on every unsafe cookie-authenticated request; routes may
+ * call it again (idempotent). Bearer and Basic requests are not affected.
+ */
+export function checkCsrf(request: FastifyRequest): void {
+  if (request.authSource !== 'cookie' || !request.session) return;
+  if (EXEMPT.has(request.url.split('?')[0])) return;
+  const key = request.server.registryAuth.authenticator.secretKey;
+  const fromHeader = request.headers[CSRF_HEADER];
+  const body = request.body as Record<string, unknown> | undefined;
+  const fromForm = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
+  const presented = typeof fromHeader === 'string' ? fromHeader : typeof fromForm === 'string' ? fromForm : undefined;
+  if (!csrfMatches(key, request.session.sid, presented)) {
+    throw forbidden('SB_ERR_AUTH_CSRF', `Missing or invalid CSRF token: send the token from GET /api/auth/csrf in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field`);
+  }
+}

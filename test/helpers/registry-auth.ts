@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { mintSelfToken, type ResourceType } from '../../plugins/registry/auth/self-tokens.ts';
+
+/**
+ * Credentials for registry tests. All of them go through the real auth plugin
+ * (real HS256 tokens signed with the app's SECRET_KEY, real Basic checks).
+ */
+
+/** HTTP Basic headers for the local admin (what /api/internal/* needs). */
+export function adminBasic(app: FastifyInstance): Record<string, string> {
+  const { username, password } = app.registryAuth.authenticator.admin;
+  return { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
+export interface MintOptions {
+  username: string;
+  /** IdP-style groups carried in the token (informational for self-signed tokens). */
+  groups?: string[];
+  /** Scope names the token grants; default: the scopes the groups map to, else `mcp-registry-user`. */
+  scopes?: string[];
+  expiresInSeconds?: number;
+  resource?: { type: ResourceType; id: string };
+}
+
+/** A self-signed bearer token string (no `Bearer ` prefix). */
+export async function mintToken(app: FastifyInstance, opts: MintOptions): Promise<string> {
+  const groups = opts.groups ?? [];
+  const mapped = app.registryAuth.scopes.scopesForGroups(groups);
+  const scopes = opts.scopes ?? (mapped.length ? mapped : ['mcp-registry-user']);
+  return mintSelfToken(app.registryAuth.authenticator.secretKey, {
+    username: opts.username,
+    groups,
+    scopes,
+    expiresInSeconds: opts.expiresInSeconds ?? 3600,
+    resource: opts.resource,
+  });
+}
+
+/** Authorization headers for a user holding exactly `scopes` (e.g. ['mcp-registry-admin']). */
+export async function asUser(app: FastifyInstance, scopes: string[], username = 'test-user'): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await mintToken(app, { username, scopes })}` };
+}
+
+/** A temporary scope document for one test (removed by the caller's teardown). */
+export async function withScope(
+  app: FastifyInstance,
+  doc: { _id: string; group_mappings?: string[]; server_access?: unknown[]; ui_permissions?: Record<string, string[]> },
+): Promise<void> {
+  await app.registryAuth.scopes.put({
+    _id: doc._id,
+    group_mappings: doc.group_mappings ?? [],
+    server_access: (doc.server_access ?? []) as never,
+    ui_permissions: doc.ui_permissions ?? {},
+  });
+}
