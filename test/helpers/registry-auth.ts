@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
 import { mintSelfToken, type ResourceType } from '../../plugins/registry/auth/self-tokens.ts';
 
 /**
@@ -8,7 +9,7 @@ import { mintSelfToken, type ResourceType } from '../../plugins/registry/auth/se
 
 /** HTTP Basic headers for the local admin (what /api/internal/* needs). */
 export function adminBasic(app: FastifyInstance): Record<string, string> {
-  const { username, password } = app.registryAuth.authenticator.admin;
+  const { username, password } = registryAuthOf(app).authenticator.admin;
   return { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
 }
 
@@ -25,9 +26,9 @@ export interface MintOptions {
 /** A self-signed bearer token string (no `Bearer ` prefix). */
 export async function mintToken(app: FastifyInstance, opts: MintOptions): Promise<string> {
   const groups = opts.groups ?? [];
-  const mapped = app.registryAuth.scopes.scopesForGroups(groups);
+  const mapped = registryAuthOf(app).scopes.scopesForGroups(groups);
   const scopes = opts.scopes ?? (mapped.length ? mapped : ['mcp-registry-user']);
-  return mintSelfToken(app.registryAuth.authenticator.secretKey, {
+  return mintSelfToken(registryAuthOf(app).authenticator.secretKey, {
     username: opts.username,
     groups,
     scopes,
@@ -46,7 +47,7 @@ export async function withScope(
   app: FastifyInstance,
   doc: { _id: string; group_mappings?: string[]; server_access?: unknown[]; ui_permissions?: Record<string, string[]> },
 ): Promise<void> {
-  await app.registryAuth.scopes.put({
+  await registryAuthOf(app).scopes.put({
     _id: doc._id,
     group_mappings: doc.group_mappings ?? [],
     server_access: (doc.server_access ?? []) as never,

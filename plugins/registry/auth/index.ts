@@ -24,6 +24,18 @@ export interface RegistryAuth {
   idp?: Idp;
 }
 
+const byContext = new WeakMap<object, RegistryAuth>();
+
+/**
+ * The registry auth of an app, from any encapsulation level (the root
+ * instance in tests, a sibling plugin): keyed by the shared `app.sb` object.
+ */
+export function registryAuthOf(app: FastifyInstance): RegistryAuth {
+  const ra = byContext.get(app.sb);
+  if (!ra) throw new Error('registry auth is not registered on this app');
+  return ra;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     registryAuth: RegistryAuth;
@@ -56,7 +68,9 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   await scopes.seed(readScopeFiles(settings.scopesDir));
   const idp = settings.idp ? buildIdpVerifier(settings.idp) : undefined;
   const authenticator = new Authenticator(secret.key, admin, scopes, idp);
-  app.decorate('registryAuth', { settings, authenticator, scopes, idp } satisfies RegistryAuth);
+  const shared: RegistryAuth = { settings, authenticator, scopes, idp };
+  byContext.set(app.sb, shared);
+  app.decorate('registryAuth', shared);
 
   // Form posts (login, the catalog's UI forms); the catalog must not register it again.
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SECRET_KEY_FILE, loadSecrets } from '../../../core/secrets.ts';
 
 /**
  * Secrets kept under DATA_DIR when the operator gave none, so `npm start`
@@ -29,15 +30,14 @@ export function readOrCreateSecretFile(dataDir: string, name: string, make: () =
 }
 
 /**
- * SECRET_KEY signs session cookies and self-signed tokens. The catalog's
- * core/secrets.ts (ENCRYPTION_KEY) was not in the tree when this was written;
- * the file name `secret_key` is the shared convention for DATA_DIR.
+ * SECRET_KEY signs session cookies and self-signed tokens: env, then config
+ * `registry.secret_key`, else core/secrets.ts (DATA_DIR/secret_key, 0600).
  */
 export function loadSecretKey(dataDir: string, env: NodeJS.ProcessEnv, configured?: string): { key: Uint8Array; source: string } {
-  const fromEnv = env.SECRET_KEY ?? configured;
-  if (fromEnv) return { key: new TextEncoder().encode(fromEnv), source: env.SECRET_KEY ? 'env SECRET_KEY' : 'config registry.secret_key' };
-  const f = readOrCreateSecretFile(dataDir, 'secret_key', () => randomBytes(32).toString('base64url'));
-  return { key: new TextEncoder().encode(f.value), source: f.path };
+  const fromEnv = env.SECRET_KEY?.trim();
+  if (fromEnv) return { key: new TextEncoder().encode(fromEnv), source: 'env SECRET_KEY' };
+  if (configured) return { key: new TextEncoder().encode(configured), source: 'config registry.secret_key' };
+  return { key: new TextEncoder().encode(loadSecrets(dataDir, { ...env, SECRET_KEY: undefined }).secretKey), source: join(dataDir, SECRET_KEY_FILE) };
 }
 
 export interface AdminCredentials {
@@ -51,7 +51,7 @@ export interface AdminCredentials {
 /** The local admin: env, then config, else a generated password kept in DATA_DIR/admin_password. */
 export function loadAdminCredentials(dataDir: string, env: NodeJS.ProcessEnv, cfg: { admin_user?: string; admin_password?: string }): AdminCredentials {
   const username = env.ADMIN_USER || cfg.admin_user || 'admin';
-  if (env.ADMIN_PASSWORD) return { username, password: env.ADMIN_PASSWORD, source: 'env ADMIN_PASSWORD', generated: false };
+  if (env.ADMIN_PASSWORD?.trim()) return { username, password: env.ADMIN_PASSWORD, source: 'env ADMIN_PASSWORD', generated: false };
   if (cfg.admin_password) return { username, password: cfg.admin_password, source: 'config registry.admin_password', generated: false };
   const f = readOrCreateSecretFile(dataDir, 'admin_password', () => randomBytes(18).toString('base64url'));
   return { username, password: f.value, source: f.path, generated: f.created };
