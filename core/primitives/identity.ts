@@ -79,8 +79,8 @@ export type CreateWorkloadIdentityRequest = Static<typeof CreateWorkloadIdentity
 export const UpdateWorkloadIdentityRequest = Type.Object({ allowed_return_urls: Type.Array(Type.String({ format: 'uri' })) });
 export type UpdateWorkloadIdentityRequest = Static<typeof UpdateWorkloadIdentityRequest>;
 
-/** Config keys whose values are secrets: stored, used, never returned. */
-export const SECRET_CONFIG_KEYS = /secret|password|api_?key|token|private/i;
+/** Config keys whose values are secrets (client_secret, api_key, access_token, ...; not token_url): stored, used, never returned. */
+export const SECRET_CONFIG_KEYS = /secret|password|passphrase|api_?key|private_?key|(^|_)token$/i;
 
 export interface IdentityCapabilities {
   /** OAuth2 token issuance (POST /token). */
