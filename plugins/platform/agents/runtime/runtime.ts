@@ -174,7 +174,7 @@ export class AgentRuntime {
         input,
         output,
         tags: ['agent', spec.name],
-        spans: tools.map((name) => ({ type: 'tool', name })),
+        spans: tools.map((name) => ({ name, metadata: { type: 'tool' } })),
         metadata: { model: spec.model },
       });
     } catch {

@@ -19,6 +19,7 @@ const key = (agent: string, session: string) => `${agent}/${session}`;
  */
 export class SessionIndex {
   private readonly col: Collection<SessionEntry>;
+  private lastStamp = 0;
 
   constructor(store: Store) {
     this.col = store.collection<SessionEntry>('agent_sessions');
@@ -30,9 +31,15 @@ export class SessionIndex {
 
   async touch(entry: Omit<SessionEntry, 'last_activity' | 'message_count'>, added: number): Promise<SessionEntry> {
     const prev = await this.get(entry.agent_name, entry.session_id);
-    const next: SessionEntry = { ...entry, message_count: (prev?.message_count ?? 0) + added, last_activity: new Date().toISOString() };
+    const next: SessionEntry = { ...entry, message_count: (prev?.message_count ?? 0) + added, last_activity: this.stamp() };
     await this.col.set(key(entry.agent_name, entry.session_id), next);
     return next;
+  }
+
+  /** Strictly increasing within the process, so "most recent" is well defined for cleanup. */
+  private stamp(): string {
+    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
+    return new Date(this.lastStamp).toISOString();
   }
 
   async list(agent: string): Promise<SessionEntry[]> {

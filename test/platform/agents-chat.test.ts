@@ -1,0 +1,147 @@
+import t from 'tap';
+import { agentApp, llmRequests, parseSse } from '../agents/helpers.ts';
+
+const call = (id: string, name: string, input: Record<string, unknown>) => ({ id, name, input });
+
+t.test('chat: response has every field of spec 2.2; history continues in the session', async (t) => {
+  const app = await agentApp(t, { steps: [{ content: 'first answer' }, { content: 'second answer' }] });
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm', system_prompt: 'Be brief.' } })).statusCode, 201);
+  const r1 = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'hello' } });
+  t.equal(r1.statusCode, 200, r1.body);
+  const b1 = r1.json();
+  t.same(Object.keys(b1).sort(), ['agent_name', 'artifacts', 'metadata', 'response', 'session_id', 'tools_called', 'turns_used']);
+  t.equal(b1.response, 'first answer');
+  t.equal(b1.agent_name, 'a');
+  t.equal(b1.turns_used, 1);
+  t.same(b1.tools_called, []);
+  t.same(b1.artifacts, []);
+  const obs = app.sb.providers.get('observability') as unknown as { getTrace(id: string): Promise<{ name: string; session_id: string; output: string } | undefined> };
+  const trace = await obs.getTrace(b1.metadata.trace_id);
+  t.match(trace, { name: 'agent:a', session_id: b1.session_id, output: 'first answer' }, 'auto_trace stored the trace it reports');
+  t.ok(b1.session_id);
+
+  const r2 = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'again', session_id: b1.session_id } });
+  t.equal(r2.json().response, 'second answer');
+  const sent = llmRequests(app)[1]!;
+  t.same(
+    sent.messages.map((m) => [m.role, m.content]),
+    [['user', 'hello'], ['assistant', 'first answer'], ['user', 'again']],
+    'the second turn carries the first as history',
+  );
+  t.equal((llmRequests(app)[0] as { system?: string }).system, 'Be brief.');
+  const hist = await app.inject({ url: `/api/v1/agents/a/sessions/${b1.session_id}` });
+  t.same(hist.json(), {
+    agent_name: 'a',
+    session_id: b1.session_id,
+    messages: [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'again' },
+      { role: 'assistant', content: 'second answer' },
+    ],
+  });
+});
+
+t.test('auto_trace off, or no observability provider: no trace id', async (t) => {
+  const app = await agentApp(t, { config: { providers: { observability: { instances: {} } } } });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'b', model: 'm', hooks: { auto_trace: false } } });
+  const a = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'hi' } });
+  t.equal(a.statusCode, 200, a.body);
+  t.notOk('trace_id' in a.json().metadata, 'no observability provider: nothing reported');
+  const b = await app.inject({ method: 'POST', url: '/api/v1/agents/b/chat', payload: { message: 'hi' } });
+  t.notOk('trace_id' in b.json().metadata, 'auto_trace off');
+});
+
+t.test('tool calls of one turn run in parallel; tool errors go back as text', async (t) => {
+  const app = await agentApp(t, {
+    steps: [{ tool_calls: [call('c1', 'no_such_tool', {}), call('c2', 'call_missing', { message: 'x' })] }, { content: 'recovered' }],
+  });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm', primitives: { agents: { enabled: true, tools: ['missing'] } } } });
+  const r = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'go' } });
+  t.equal(r.statusCode, 200, r.body);
+  t.equal(r.json().response, 'recovered');
+  t.equal(r.json().turns_used, 2);
+  t.same(r.json().tools_called, ['no_such_tool', 'call_missing']);
+  const results = (llmRequests(app)[1]!.messages.at(-1) as { tool_results: Array<{ tool_use_id: string; content: string }> }).tool_results;
+  t.same(results.map((x) => x.tool_use_id), ['c1', 'c2'], 'one result per call, in call order');
+  t.match(results[0]!.content, /^Error: unknown tool 'no_such_tool'/);
+  t.match(results[1]!.content, /^Error: agent 'missing' does not exist/);
+});
+
+t.test('max_turns ends the loop with a clear message', async (t) => {
+  const app = await agentApp(t, { steps: [{ content: 'thinking', tool_calls: [call('c', 'nothing', {})] }] });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm', max_turns: 3 } });
+  const r = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'loop' } });
+  t.equal(r.statusCode, 200);
+  t.equal(r.json().turns_used, 3);
+  t.match(r.json().response, /max_turns limit \(3\)/);
+  t.equal(r.json().metadata.max_turns_reached, true);
+  t.equal(llmRequests(app).length, 3);
+});
+
+t.test('chat/stream emits the chat events and the run is replayable', async (t) => {
+  const app = await agentApp(t, { store: 'sqlite', steps: [{ content: 'streamed answer', chunks: 3 }] });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  const r = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'hi', session_id: 's1' } });
+  t.equal(r.statusCode, 200);
+  t.match(r.headers['content-type'], /^text\/event-stream/);
+  const evs = parseSse(r.body);
+  t.same(evs.map((e) => e.type), ['stream_start', 'token', 'token', 'token', 'done']);
+  t.equal(evs[0]!.session_id, 's1');
+  t.equal(evs.filter((e) => e.type === 'token').map((e) => e.content).join(''), 'streamed answer');
+  const done = evs.at(-1)!;
+  t.equal(done.response, 'streamed answer');
+  t.equal(done.agent_name, 'a');
+  t.same(Object.keys(done).sort(), ['agent_name', 'artifacts', 'metadata', 'response', 'session_id', 'tools_called', 'turns_used', 'type']);
+
+  t.equal((await app.inject({ url: '/api/v1/agents/a/sessions/s1/status' })).json().status, 'idle');
+  const replay = await app.inject({ url: '/api/v1/agents/a/sessions/s1/stream' });
+  t.same(parseSse(replay.body), evs, 'the reconnect endpoint replays the stored events');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/a/sessions/s1/run' })).statusCode, 404, 'no active run to cancel');
+});
+
+t.test('a status left running by a process that is gone reads idle', async (t) => {
+  const app = await agentApp(t);
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  await app.sb.store.collection('agent_runs').set('a/old', {
+    run_id: 'r-old', agent_name: 'a', session_id: 'old', actor_id: 'noop', status: 'running',
+    boot_id: 'a-previous-boot', heartbeat_at: Date.now() - 60_000, started_at: new Date().toISOString(), event_count: 0,
+  });
+  t.equal((await app.inject({ url: '/api/v1/agents/a/sessions/old/status' })).json().status, 'idle');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/a/sessions/old/run' })).statusCode, 404);
+  await app.sb.store.collection('agent_runs').set('a/other', {
+    run_id: 'r-live', agent_name: 'a', session_id: 'other', actor_id: 'noop', status: 'running',
+    boot_id: 'another-replica', heartbeat_at: Date.now(), started_at: new Date().toISOString(), event_count: 0,
+  });
+  t.equal((await app.inject({ url: '/api/v1/agents/a/sessions/other/status' })).json().status, 'running', 'a fresh heartbeat from another replica is running');
+});
+
+t.test('sessions: list, delete, cleanup keeps the most recent', async (t) => {
+  const app = await agentApp(t);
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  for (const s of ['s1', 's2', 's3', 's4']) await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: `hi ${s}`, session_id: s } });
+  const list = (await app.inject({ url: '/api/v1/agents/a/sessions' })).json();
+  t.same(list.sessions.map((s: { session_id: string }) => s.session_id), ['s4', 's3', 's2', 's1']);
+  t.equal(list.sessions[0].message_count, 2);
+  t.equal(list.sessions[0].status, 'idle');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/a/sessions/s2' })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/v1/agents/a/sessions/s2' })).statusCode, 404);
+  const cleaned = (await app.inject({ method: 'POST', url: '/api/v1/agents/a/sessions/cleanup?keep=1' })).json();
+  t.same(cleaned.deleted, ['s3', 's1']);
+  t.same(cleaned.kept, ['s4']);
+  t.same((await app.inject({ url: '/api/v1/agents/a/sessions' })).json().sessions.map((s: { session_id: string }) => s.session_id), ['s4']);
+});
+
+t.test('tool catalog has every key of spec 4.1; agents list their tools', async (t) => {
+  const app = await agentApp(t);
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'helper', model: 'm', description: 'Helps' } });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'boss', model: 'm', primitives: { agents: { enabled: true, tools: ['helper'] } } } });
+  const cat = (await app.inject({ url: '/api/v1/agents/tool-catalog' })).json().primitives;
+  t.same(Object.keys(cat), ['memory', 'code_interpreter', 'browser', 'tools', 'identity', 'shared_memory', 'task_board', 'agent_management', 'agents']);
+  t.same(cat.memory.map((x: { name: string }) => x.name), ['remember', 'recall', 'search_memory', 'forget', 'list_memories']);
+  t.same(cat.shared_memory.map((x: { name: string }) => x.name), ['share_finding', 'read_shared', 'search_shared', 'list_shared']);
+  t.same(cat.agents.map((x: { name: string }) => x.name), ['call_boss', 'call_helper']);
+  const tools = (await app.inject({ url: '/api/v1/agents/boss/tools' })).json();
+  t.same(tools, { agent_name: 'boss', tools: [{ name: 'call_helper', description: "Delegate to agent 'helper': Helps. Returns its answer.", primitive: 'agents', provider: 'switchboard' }] });
+});
