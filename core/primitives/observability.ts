@@ -53,6 +53,10 @@ export type Trace = Static<typeof Trace>;
 
 export const TraceAccepted = Type.Object({ trace_id: Type.String(), status: Type.Literal('accepted') });
 export type TraceAccepted = Static<typeof TraceAccepted>;
+/** Ingest answers 202 with the id only: real backends store asynchronously. */
+export const LogAccepted = Type.Object({ log_id: Type.String(), status: Type.Literal('accepted') });
+export const GenerationAccepted = Type.Object({ generation_id: Type.String(), status: Type.Literal('accepted') });
+export const ScoreAccepted = Type.Object({ score_id: Type.String(), status: Type.Literal('accepted') });
 
 const Limit = Type.Integer({ minimum: 1, maximum: 500, default: 50 });
 const Offset = Type.Integer({ minimum: 0, default: 0 });
@@ -205,14 +209,14 @@ export interface ObservabilityCapabilities {
 export interface ObservabilityProvider extends ProviderBase {
   readonly kind: 'observability';
   readonly capabilities: ObservabilityCapabilities;
-  ingestTrace(trace: Partial<TraceInput> & { name?: string }): Promise<TraceAccepted>;
+  ingestTrace(trace: Partial<TraceInput>): Promise<TraceAccepted>;
   getTrace?(traceId: string): Promise<Trace | undefined>;
   listTraces?(query: TraceQuery): Promise<TraceList>;
-  ingestLog?(log: LogInput): Promise<LogEntry>;
+  ingestLog?(log: LogInput): Promise<Pick<LogEntry, 'log_id'>>;
   listLogs?(query: LogQuery): Promise<LogList>;
-  ingestGeneration?(gen: GenerationInput): Promise<GenerationRecord>;
+  ingestGeneration?(gen: GenerationInput): Promise<Pick<GenerationRecord, 'generation_id'>>;
   listGenerations?(query: GenerationQuery): Promise<GenerationRecordList>;
-  ingestScore?(score: TraceScoreInput): Promise<TraceScore>;
+  ingestScore?(score: TraceScoreInput): Promise<Pick<TraceScore, 'score_id'>>;
   listScores?(query: TraceScoreQuery): Promise<TraceScoreList>;
   listSessions?(query: SessionQuery): Promise<SessionList>;
   getSession?(sessionId: string): Promise<SessionDetail | undefined>;

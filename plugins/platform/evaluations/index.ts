@@ -1,6 +1,102 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../../core/errors.ts';
+import {
+  CreateEvaluatorRequest,
+  EvaluateRequest,
+  EvaluateResponse,
+  Evaluator,
+  EvaluatorList,
+  EvaluatorPageQuery,
+  UpdateEvaluatorRequest,
+} from '../../../core/primitives/evaluations.ts';
+import { requireCapability } from '../capability.ts';
+import onlineConfigs from './online-configs.ts';
+import { checkEvaluatorType, evaluationsFor } from './provider.ts';
+import scores from './scores.ts';
 
-/** Routes of /api/v1/evaluations: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['evaluations'];
+const EvaluatorParams = Type.Object({ evaluator_id: Type.String({ minLength: 1 }) });
+const missing = (id: string) => notFound('SB_ERR_EVALUATIONS_EVALUATOR_NOT_FOUND', `Evaluator '${id}' not found`);
+
+/** /api/v1/evaluations: evaluators, evaluate, scores and online configs (spec 4.5). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/evaluators',
+    { schema: { tags, summary: 'Create an evaluator', body: CreateEvaluatorRequest, response: { 201: Evaluator } } },
+    async (request, reply) => {
+      const provider = evaluationsFor(request);
+      requireCapability(provider, 'evaluators', 'evaluators');
+      checkEvaluatorType(provider, request.body.evaluator_type);
+      return reply.code(201).send(await provider.createEvaluator(request.body));
+    },
+  );
+
+  app.get(
+    '/evaluators',
+    { schema: { tags, summary: 'List evaluators (max_results default 100, paged by next_token)', querystring: EvaluatorPageQuery, response: { 200: EvaluatorList } } },
+    async (request) => {
+      const provider = evaluationsFor(request);
+      requireCapability(provider, 'evaluators', 'evaluators');
+      return provider.listEvaluators(request.query);
+    },
+  );
+
+  app.get(
+    '/evaluators/:evaluator_id',
+    { schema: { tags, summary: 'An evaluator', params: EvaluatorParams, response: { 200: Evaluator } } },
+    async (request) => {
+      const provider = evaluationsFor(request);
+      requireCapability(provider, 'evaluators', 'evaluators');
+      const ev = await provider.getEvaluator(request.params.evaluator_id);
+      if (!ev) throw missing(request.params.evaluator_id);
+      return ev;
+    },
+  );
+
+  app.put(
+    '/evaluators/:evaluator_id',
+    { schema: { tags, summary: 'Update an evaluator', params: EvaluatorParams, body: UpdateEvaluatorRequest, response: { 200: Evaluator } } },
+    async (request) => {
+      const provider = evaluationsFor(request);
+      requireCapability(provider, 'evaluators', 'evaluators');
+      checkEvaluatorType(provider, request.body.evaluator_type);
+      const ev = await provider.updateEvaluator(request.params.evaluator_id, request.body);
+      if (!ev) throw missing(request.params.evaluator_id);
+      return ev;
+    },
+  );
+
+  app.delete(
+    '/evaluators/:evaluator_id',
+    { schema: { tags, summary: 'Delete an evaluator', params: EvaluatorParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const provider = evaluationsFor(request);
+      requireCapability(provider, 'evaluators', 'evaluators');
+      if (!(await provider.deleteEvaluator(request.params.evaluator_id))) throw missing(request.params.evaluator_id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/evaluate',
+    {
+      schema: {
+        tags,
+        summary: 'Evaluate: a judged score (managed cloud), a recorded score (score-recording backend) or a placeholder (noop)',
+        body: EvaluateRequest,
+        response: { 200: EvaluateResponse },
+      },
+    },
+    async (request) => {
+      const provider = evaluationsFor(request);
+      requireCapability(provider, 'evaluate', 'evaluate');
+      return provider.evaluate(request.body);
+    },
+  );
+
+  await app.register(scores);
+  await app.register(onlineConfigs);
+};
 
 export default routes;

@@ -1,6 +1,129 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../../core/errors.ts';
+import {
+  GenerationAccepted,
+  GenerationInput,
+  GenerationQuery,
+  GenerationRecordList,
+  LogAccepted,
+  LogInput,
+  LogList,
+  LogQuery,
+  ScoreAccepted,
+  SessionDetail,
+  SessionList,
+  SessionQuery,
+  Trace,
+  TraceAccepted,
+  TraceInput,
+  TraceList,
+  TraceQuery,
+  TraceScoreInput,
+  TraceScoreList,
+  TraceScoreQuery,
+  type ObservabilityProvider,
+} from '../../../core/primitives/observability.ts';
+import { requireCapability, requireMethod } from '../capability.ts';
 
-/** Routes of /api/v1/observability: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['observability'];
+const providerFor = (request: FastifyRequest) => request.server.sb.providers.resolve<ObservabilityProvider>('observability', request.headers);
+
+/** Reads need `query` (an export-only backend cannot answer them) plus the record kind's own capability. */
+function reader(request: FastifyRequest, capability: string, what: string): ObservabilityProvider {
+  const p = providerFor(request);
+  requireCapability(p, 'query', `reading ${what} back`);
+  if (capability !== 'query') requireCapability(p, capability, what);
+  return p;
+}
+
+function writer(request: FastifyRequest, capability: string, what: string): ObservabilityProvider {
+  const p = providerFor(request);
+  requireCapability(p, 'ingest', `ingesting ${what}`);
+  if (capability !== 'ingest') requireCapability(p, capability, what);
+  return p;
+}
+
+/** /api/v1/observability: traces, logs, generations, scores, sessions (spec 4.9 prefix; ANCHOR-FACTS shapes). */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/traces', { schema: { tags, summary: 'Ingest a trace (202)', body: TraceInput, response: { 202: TraceAccepted } } }, async (request, reply) => {
+    const p = writer(request, 'ingest', 'traces');
+    return reply.code(202).send(await p.ingestTrace(request.body));
+  });
+
+  app.get('/traces', { schema: { tags, summary: 'List traces, newest first', querystring: TraceQuery, response: { 200: TraceList } } }, async (request) => {
+    const p = reader(request, 'query', 'traces');
+    return requireMethod(p, 'listTraces', 'listing traces')(request.query);
+  });
+
+  app.get(
+    '/traces/:trace_id',
+    { schema: { tags, summary: 'A trace with its spans', params: Type.Object({ trace_id: Type.String({ minLength: 1 }) }), response: { 200: Trace } } },
+    async (request) => {
+      const p = reader(request, 'query', 'traces');
+      const trace = await requireMethod(p, 'getTrace', 'reading traces')(request.params.trace_id);
+      if (!trace) throw notFound('SB_ERR_OBSERVABILITY_TRACE_NOT_FOUND', `Trace '${request.params.trace_id}' not found`);
+      return trace;
+    },
+  );
+
+  app.post('/logs', { schema: { tags, summary: 'Ingest a log entry (202)', body: LogInput, response: { 202: LogAccepted } } }, async (request, reply) => {
+    const p = writer(request, 'logs', 'logs');
+    const { log_id } = await requireMethod(p, 'ingestLog', 'logs')(request.body);
+    return reply.code(202).send({ log_id, status: 'accepted' as const });
+  });
+
+  app.get('/logs', { schema: { tags, summary: 'List log entries, newest first', querystring: LogQuery, response: { 200: LogList } } }, async (request) => {
+    const p = reader(request, 'logs', 'logs');
+    return requireMethod(p, 'listLogs', 'logs')(request.query);
+  });
+
+  app.post(
+    '/generations',
+    { schema: { tags, summary: 'Ingest an LLM generation of a trace (202)', body: GenerationInput, response: { 202: GenerationAccepted } } },
+    async (request, reply) => {
+      const p = writer(request, 'generations', 'generations');
+      const { generation_id } = await requireMethod(p, 'ingestGeneration', 'generations')(request.body);
+      return reply.code(202).send({ generation_id, status: 'accepted' as const });
+    },
+  );
+
+  app.get(
+    '/generations',
+    { schema: { tags, summary: 'List generations, newest first', querystring: GenerationQuery, response: { 200: GenerationRecordList } } },
+    async (request) => {
+      const p = reader(request, 'generations', 'generations');
+      return requireMethod(p, 'listGenerations', 'generations')(request.query);
+    },
+  );
+
+  app.post('/scores', { schema: { tags, summary: 'Attach a score to a trace (202)', body: TraceScoreInput, response: { 202: ScoreAccepted } } }, async (request, reply) => {
+    const p = writer(request, 'scores', 'trace scores');
+    const { score_id } = await requireMethod(p, 'ingestScore', 'trace scores')(request.body);
+    return reply.code(202).send({ score_id, status: 'accepted' as const });
+  });
+
+  app.get('/scores', { schema: { tags, summary: 'List trace scores, newest first', querystring: TraceScoreQuery, response: { 200: TraceScoreList } } }, async (request) => {
+    const p = reader(request, 'scores', 'trace scores');
+    return requireMethod(p, 'listScores', 'trace scores')(request.query);
+  });
+
+  app.get('/sessions', { schema: { tags, summary: 'Sessions seen in traces, most recent first', querystring: SessionQuery, response: { 200: SessionList } } }, async (request) => {
+    const p = reader(request, 'sessions', 'sessions');
+    return requireMethod(p, 'listSessions', 'sessions')(request.query);
+  });
+
+  app.get(
+    '/sessions/:session_id',
+    { schema: { tags, summary: 'A session and its traces', params: Type.Object({ session_id: Type.String({ minLength: 1 }) }), response: { 200: SessionDetail } } },
+    async (request) => {
+      const p = reader(request, 'sessions', 'sessions');
+      const detail = await requireMethod(p, 'getSession', 'sessions')(request.params.session_id);
+      if (!detail) throw notFound('SB_ERR_OBSERVABILITY_SESSION_NOT_FOUND', `Session '${request.params.session_id}' not found in traces`);
+      return detail;
+    },
+  );
+};
 
 export default routes;

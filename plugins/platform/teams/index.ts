@@ -1,6 +1,57 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notImplemented } from '../../../core/errors.ts';
+import runs from './runs.ts';
+import { CreateTeamRequest, Deleted, TeamList, TeamParams, TeamSpec, UpdateTeamRequest } from './schemas.ts';
+import { TeamSpecs } from './store.ts';
 
-/** Routes of /api/v1/teams: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['teams'];
+
+/** /api/v1/teams: team specs (spec 2.3, 4.2). Runs live in runs.ts. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const teams = new TeamSpecs(app.sb.store);
+
+  app.post('/', { schema: { tags, summary: 'Create a team (409 if the name exists)', body: CreateTeamRequest, response: { 201: TeamSpec } } }, async (request, reply) =>
+    reply.code(201).send(await teams.create(request.body, request.principal!)),
+  );
+
+  app.get('/', { schema: { tags, summary: 'Teams the caller owns or that are shared with them', response: { 200: TeamList } } }, async (request) => {
+    const list = await teams.list(request.principal!);
+    return { teams: list, total: list.length };
+  });
+
+  app.get('/:name', { schema: { tags, summary: 'A team spec', params: TeamParams, response: { 200: TeamSpec } } }, async (request) =>
+    teams.get(request.params.name, request.principal!),
+  );
+
+  app.put(
+    '/:name',
+    { schema: { tags, summary: 'Update a team (owner or admin; partial)', params: TeamParams, body: UpdateTeamRequest, response: { 200: TeamSpec } } },
+    async (request) => teams.update(request.params.name, request.body, request.principal!),
+  );
+
+  app.delete('/:name', { schema: { tags, summary: 'Delete a team (owner or admin)', params: TeamParams, response: { 200: Deleted } } }, async (request) => {
+    await teams.delete(request.params.name, request.principal!);
+    return { deleted: true, name: request.params.name };
+  });
+
+  app.get(
+    '/:name/export',
+    {
+      schema: {
+        tags,
+        summary: 'Standalone Python script of the team (not available in this version: 501)',
+        params: TeamParams,
+        response: { 200: { description: 'text/x-python attachment', content: { 'text/x-python': { schema: Type.String() } } } },
+      },
+    },
+    async (request) => {
+      await teams.get(request.params.name, request.principal!);
+      throw notImplemented('SB_ERR_TEAMS_EXPORT_NOT_AVAILABLE', `Team export is not available in this version; the spec of team '${request.params.name}' can be read with GET /api/v1/teams/${request.params.name}`);
+    },
+  );
+
+  await app.register(runs, { teams });
+};
 
 export default routes;
