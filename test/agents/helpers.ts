@@ -27,7 +27,7 @@ export interface AgentAppOptions {
 
 /** An app whose LLM replays `steps` and whose memory is the given provider type. */
 export async function agentApp(t: { teardown: (fn: () => unknown) => void }, opts: AgentAppOptions = {}): Promise<FastifyInstance> {
-  const memory = opts.memory ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } } : {};
+  const memory = opts.memory && opts.memory !== 'none' ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } } : {};
   const extra = (opts.config ?? {}) as { provider_packages?: string[]; providers?: Record<string, unknown> };
   const config = {
     ...extra,
