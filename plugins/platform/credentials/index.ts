@@ -1,6 +1,92 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../../core/errors.ts';
+import { callerCredentials } from '../credentials-headers.ts';
+import { attributesOf, masked } from './attributes.ts';
+import { credentialsSettings, type CredentialsSettings } from './settings.ts';
 
-/** Routes of /api/v1/credentials: not built yet. */
-const routes: FastifyPluginAsync = async () => {};
+const tags = ['credentials'];
+const ATTRIBUTE_NAME = '^[A-Za-z0-9_.:-]{1,128}$';
+const MaskedAttributes = Type.Object({ attributes: Type.Record(Type.String(), Type.String({ description: 'Masked: only the last 4 characters are visible' })) });
+const WriteAttributes = Type.Object({
+  // Spelled out because a TypeBox Record drops the key pattern.
+  attributes: Type.Unsafe<Record<string, string>>({
+    type: 'object',
+    patternProperties: { [ATTRIBUTE_NAME]: Type.String({ maxLength: 8192 }) },
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 100,
+    description: "Attribute names: 1-128 of letters, digits, '_', '.', ':', '-'",
+  }),
+});
+const Source = Type.Union([Type.Literal('oidc'), Type.Literal('headers'), Type.Literal('server'), Type.Literal('none')]);
+const Status = Type.Object({
+  source: Source,
+  aws_configured: Type.Boolean(),
+  server_credentials: Type.Union([Type.Literal('never'), Type.Literal('fallback'), Type.Literal('always')]),
+  required_credentials: Type.Array(Type.String()),
+});
+
+/**
+ * Where this request's provider credentials come from (spec 5.7): the server's
+ * own in `always` mode; otherwise pass-through headers, then the caller's
+ * stored profile attributes, then the server's in `fallback` mode.
+ */
+function resolveSource(settings: CredentialsSettings, hasHeaders: boolean, hasProfile: boolean): 'oidc' | 'headers' | 'server' | 'none' {
+  if (settings.server_credentials === 'always') return 'server';
+  if (hasHeaders) return 'headers';
+  if (hasProfile) return 'oidc';
+  return settings.server_credentials === 'fallback' ? 'server' : 'none';
+}
+
+/** /api/v1/credentials: the caller's own credential attributes, never shown unmasked. */
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  // Validated at registration so a bad section stops startup with the key named.
+  const settings = credentialsSettings(app.sb.settings.config.platform);
+  const attrs = attributesOf(app.sb.store);
+  const principalId = (request: { principal?: { id: string } }) => request.principal!.id;
+
+  app.get('/', { schema: { tags, summary: 'Masked credential attributes of the caller', response: { 200: MaskedAttributes } } }, async (request) => ({
+    attributes: masked((await attrs.get(principalId(request))) ?? {}),
+  }));
+
+  app.put(
+    '/',
+    { schema: { tags, summary: 'Write credential attributes of the caller (merged with those stored)', body: WriteAttributes, response: { 200: MaskedAttributes } } },
+    async (request) => {
+      const id = principalId(request);
+      const next = { ...((await attrs.get(id)) ?? {}), ...request.body.attributes };
+      await attrs.set(id, next);
+      return { attributes: masked(next) };
+    },
+  );
+
+  app.get('/status', { schema: { tags, summary: 'How credentials are resolved for the caller', response: { 200: Status } } }, async (request) => {
+    const creds = callerCredentials(request.headers);
+    const hasHeaders = Object.keys(creds.service).length > 0 || Boolean(creds.cloud?.accessKeyId);
+    const stored = settings.server_credentials === 'always' ? undefined : await attrs.get(principalId(request));
+    return {
+      source: resolveSource(settings, hasHeaders, Boolean(stored && Object.keys(stored).length > 0)),
+      aws_configured: Boolean(settings.cloud_role_arn),
+      server_credentials: settings.server_credentials,
+      required_credentials: settings.required_credentials,
+    };
+  });
+
+  app.delete(
+    '/:key',
+    { schema: { tags, summary: 'Delete one credential attribute', params: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const id = principalId(request);
+      const current = (await attrs.get(id)) ?? {};
+      const { key } = request.params;
+      if (!Object.hasOwn(current, key)) throw notFound('SB_ERR_CREDENTIALS_NOT_FOUND', `No credential attribute '${key}' is stored for you`);
+      const { [key]: _removed, ...rest } = current;
+      if (Object.keys(rest).length === 0) await attrs.delete(id);
+      else await attrs.set(id, rest);
+      return reply.code(204).send(null);
+    },
+  );
+};
 
 export default routes;
