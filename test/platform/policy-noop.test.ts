@@ -1,0 +1,17 @@
+import t from 'tap';
+import type { ProviderContext } from '../../core/provider.ts';
+import { noopPolicy } from '../../providers/noop/policy.ts';
+import { POLICY_CASES, policySuite } from '../conformance/policy.ts';
+
+// noop ignores its context; the suite only needs a fresh instance per case.
+const ctx = {} as ProviderContext;
+
+t.test('noop policy passes the policy conformance suite', async (t) => {
+  await policySuite(t, {
+    make: async () => noopPolicy.create('noop', {}, ctx),
+    skip: [
+      { reason: 'policy generation is a managed-cloud feature (capability generations is false on noop)', tests: [POLICY_CASES.generations] },
+      { reason: 'noop stores policies but evaluates none (capability enforcement is false)', tests: [POLICY_CASES.authorize] },
+    ],
+  });
+});
