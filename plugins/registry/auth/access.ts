@@ -101,3 +101,13 @@ export function requireAdmin(user: Subject): UserContext {
   if (!u.is_admin || u.resource) throw forbidden('SB_ERR_AUTH_ADMIN_REQUIRED', 'Administrator access is required');
   return u;
 }
+
+/**
+ * /api/internal/*: HTTP Basic with the admin's credentials, nothing else
+ * (401 with a Basic challenge otherwise, so curl -u and browsers prompt).
+ */
+export function requireBasicAdmin(request: FastifyRequest): UserContext {
+  if (request.authSource === 'basic' && request.user?.is_admin) return request.user;
+  const why = request.authSource === 'basic' ? 'Invalid admin username or password' : 'HTTP Basic authentication with the admin credentials is required';
+  throw new SwitchboardError(401, 'SB_ERR_AUTH_BASIC_REQUIRED', why, { headers: { 'www-authenticate': 'Basic realm="mcp-registry", charset="UTF-8"' } });
+}

@@ -48,5 +48,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Why presented credentials were refused (the 401 detail), when they were. */
     authFailure?: string;
+    /** Which credential produced request.user: CSRF applies to 'cookie', /api/internal/* wants 'basic'. */
+    authSource?: 'bearer' | 'basic' | 'cookie' | 'none';
+    /** The verified session, when the credential was the session cookie. */
+    session?: import('./session.ts').SessionPayload;
   }
 }

@@ -3,7 +3,7 @@ import { forbidden } from '../../../core/errors.ts';
 import { CSRF_FIELD, CSRF_HEADER, csrfMatches } from './session.ts';
 
 /** Posting credentials or leaving carries no forged intent worth a token. */
-const EXEMPT = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout']);
+const EXEMPT = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout', '/validate']);
 
 /**
  * CSRF check for requests authenticated by the session cookie: the token

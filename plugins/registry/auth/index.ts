@@ -2,14 +2,13 @@ import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden } from '../../../core/errors.ts';
-import { Authenticator, type CredentialSource } from './identify.ts';
+import { Authenticator } from './identify.ts';
 import { buildIdpVerifier, type Idp } from './idp.ts';
 import { loadAdminCredentials, loadSecretKey } from './keys.ts';
 import { boundPathAllowed } from './resource-binding.ts';
 import { ScopeStore, readScopeFiles } from './scope-store.ts';
 import { checkCsrf } from './csrf.ts';
 import { authSettings, type AuthSettings } from './settings.ts';
-import type { SessionPayload } from './session.ts';
 import loginRoutes from './routes/login.ts';
 import tokenRoutes from './routes/tokens.ts';
 import scopeRoutes from './routes/scopes.ts';
@@ -39,11 +38,6 @@ export function registryAuthOf(app: FastifyInstance): RegistryAuth {
 declare module 'fastify' {
   interface FastifyInstance {
     registryAuth: RegistryAuth;
-  }
-  interface FastifyRequest {
-    /** Which credential produced request.user (CSRF applies to 'cookie'). */
-    authSource?: CredentialSource;
-    session?: SessionPayload;
   }
 }
 

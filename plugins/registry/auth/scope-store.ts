@@ -126,6 +126,42 @@ export class ScopeStore {
     return ok;
   }
 
+  /**
+   * add-to-groups: give the scope named after each group access to a server
+   * (all methods and tools, as the reference does). Unknown groups -> their names.
+   */
+  async addServerToGroups(server: string, groups: string[]): Promise<string[]> {
+    const missing: string[] = [];
+    for (const g of groups) {
+      const doc = this.docs.get(g);
+      if (!doc) {
+        missing.push(g);
+        continue;
+      }
+      const name = server.replace(/^\/+|\/+$/g, '');
+      const has = doc.server_access.some((r) => 'server' in r && r.server.replace(/^\/+|\/+$/g, '') === name);
+      if (!has) await this.col.set(g, { ...doc, server_access: [...doc.server_access, { server: name, methods: ['all'], tools: ['all'] }] });
+    }
+    await this.reload();
+    return missing;
+  }
+
+  /** remove-from-groups: drop the server's rules from each group's scope. */
+  async removeServerFromGroups(server: string, groups: string[]): Promise<string[]> {
+    const missing: string[] = [];
+    const name = server.replace(/^\/+|\/+$/g, '');
+    for (const g of groups) {
+      const doc = this.docs.get(g);
+      if (!doc) {
+        missing.push(g);
+        continue;
+      }
+      await this.col.set(g, { ...doc, server_access: doc.server_access.filter((r) => !('server' in r) || r.server.replace(/^\/+|\/+$/g, '') !== name) });
+    }
+    await this.reload();
+    return missing;
+  }
+
   /** IdP groups (names or GUIDs) -> scope names through group_mappings. */
   scopesForGroups(groups: string[]): string[] {
     const out = new Set<string>();

@@ -1,3 +1,140 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { SwitchboardError, forbidden } from '../../../../core/errors.ts';
+import { canAccessServer } from '../access.ts';
+import { boundPathAllowed, serverNameOf } from '../resource-binding.ts';
 
-export default async function validateRoutes(_app: FastifyInstance): Promise<void> {}
+const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.String() });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const ValidateResponse = Type.Object({
+  valid: Type.Boolean(),
+  username: Type.String(),
+  client_id: NullableString,
+  scopes: Type.Array(Type.String()),
+  method: NullableString,
+  groups: Type.Array(Type.String()),
+  server_name: NullableString,
+  tool_name: NullableString,
+});
+
+interface RpcCall {
+  method: string;
+  tool?: string;
+}
+
+function one(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The JSON-RPC calls of a body (object, batch array, JSON text or base64 JSON text). */
+export function rpcCallsOf(body: unknown): RpcCall[] {
+  let value = body;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (!text) return [];
+    try {
+      value = JSON.parse(text);
+    } catch {
+      try {
+        value = JSON.parse(Buffer.from(text, 'base64').toString('utf8'));
+      } catch {
+        return [];
+      }
+    }
+  }
+  const items = Array.isArray(value) ? value : [value];
+  const calls: RpcCall[] = [];
+  for (const item of items) {
+    if (!item || typeof item !== 'object') continue;
+    const m = (item as { method?: unknown }).method;
+    if (typeof m !== 'string') continue;
+    const params = (item as { params?: { name?: unknown } }).params;
+    calls.push({ method: m, tool: m === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined });
+  }
+  return calls;
+}
+
+/** The path of X-Original-URL (absolute or not), else X-Original-URI. */
+function originalPath(request: FastifyRequest): string | undefined {
+  const raw = one(request.headers['x-original-url']) ?? one(request.headers['x-original-uri']);
+  if (!raw) return undefined;
+  try {
+    return new URL(raw, 'http://edge.invalid').pathname;
+  } catch {
+    return raw.split('?')[0];
+  }
+}
+
+/**
+ * GET /validate for an edge gateway (nginx auth_request and the like): is the
+ * caller allowed the original request? 200 with user-context headers, 401
+ * with a Bearer challenge, or 403 `Access denied to {server}.{method}`.
+ */
+export default async function validateRoutes(app: FastifyInstance): Promise<void> {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = request.user;
+    if (!user) {
+      throw new SwitchboardError(401, 'SB_ERR_AUTH_UNAUTHENTICATED', request.authFailure ?? 'Missing or invalid credentials: send Authorization: Bearer <token>', {
+        headers: { 'www-authenticate': 'Bearer' },
+      });
+    }
+    const path = originalPath(request);
+    const server = path === undefined ? undefined : serverNameOf(path);
+    const xBody = one(request.headers['x-body']);
+    const calls = rpcCallsOf(xBody ?? request.body);
+    const first = calls[0];
+
+    if (user.resource && path !== undefined && !boundPathAllowed(user.resource, path)) {
+      throw forbidden('SB_ERR_VALIDATE_RESOURCE_BOUND', `Access denied: this token is bound to ${user.resource.type} '${user.resource.id}' and cannot be used on ${path}`);
+    }
+    if (server !== undefined) {
+      if (calls.length === 0) {
+        if (!canAccessServer(user, server)) throw forbidden('SB_ERR_VALIDATE_DENIED', `Access denied to ${server}`);
+      }
+      for (const c of calls) {
+        if (!canAccessServer(user, server, c.method, c.tool)) {
+          throw forbidden('SB_ERR_VALIDATE_DENIED', `Access denied to ${server}.${c.method}${c.tool ? ` (tool ${c.tool})` : ''}`);
+        }
+      }
+    }
+
+    const method = first?.method ?? one(request.headers['x-original-method']) ?? null;
+    const tool = first?.tool ?? null;
+    reply.headers({
+      'x-user': user.username,
+      'x-username': user.username,
+      'x-client-id': user.client_id ?? '',
+      'x-scopes': user.scopes.join(' '),
+      'x-groups': user.groups.join(' '),
+      'x-auth-method': user.auth_method,
+      'x-server-name': server ?? '',
+      'x-tool-name': tool ?? '',
+    });
+    return {
+      valid: true,
+      username: user.username,
+      client_id: user.client_id ?? null,
+      scopes: user.scopes,
+      method,
+      groups: user.groups,
+      server_name: server ?? null,
+      tool_name: tool,
+    };
+  };
+
+  const schema = (summary: string) => ({
+    schema: {
+      tags: ['auth'],
+      summary,
+      headers: Type.Object({
+        'x-original-url': Type.Optional(Type.String()),
+        'x-original-uri': Type.Optional(Type.String()),
+        'x-original-method': Type.Optional(Type.String()),
+        'x-body': Type.Optional(Type.String()),
+      }),
+      response: { 200: ValidateResponse, 401: ErrorBody, 403: ErrorBody },
+    },
+  });
+  app.get('/validate', schema('Edge auth check: token, then server/method/tool against the caller’s scopes'), handler);
+  app.post('/validate', schema('Edge auth check with the JSON-RPC body in the request body'), handler);
+}
