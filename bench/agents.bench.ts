@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { discoverPackages } from '../core/discovery.ts';
+import { load, percentiles, type BenchModule, type BenchRow } from './harness.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const STEP_LLM = join(ROOT, 'test/agents/fixtures/step-llm');
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** The LLM answers at once with a short text: the scripted provider when installed, else the test step LLM. */
+async function llmConfig(): Promise<{ config: Record<string, unknown>; label: string }> {
+  const types = new Set((await discoverPackages()).flatMap((p) => p.factories.filter((f) => f.kind === 'llm').map((f) => f.type)));
+  if (types.has('scripted')) {
+    return {
+      label: 'scripted',
+      config: { providers: { llm: { default: 'scripted', instances: { scripted: { type: 'scripted', options: { script: [{ content: 'pong' }], loop: true } } } } } },
+    };
+  }
+  return {
+    label: 'test_steps',
+    config: { provider_packages: [STEP_LLM], providers: { llm: { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: [{ content: 'pong' }] } } } } } },
+  };
+}
+
+async function startServer(config: Record<string, unknown>): Promise<{ base: string; child: ChildProcess }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-agents-'));
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify(config));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'platform'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, SWITCHBOARD_CONFIG: file, LOG_LEVEL: 'warn', REDIS_URL: '' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { base, child };
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('bench server did not start');
+}
+
+/** Milliseconds from sending the request to the first SSE event whose type is `first`. */
+async function timeToFirst(url: string, body: unknown, first: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  let at = NaN;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    if (Number.isNaN(at) && buf.includes(`"type":"${first}"`)) at = performance.now() - t0;
+  }
+  return at;
+}
+
+const bench: BenchModule = async () => {
+  const { config, label } = await llmConfig();
+  const { base, child } = await startServer({ ...config, store: { backend: 'sqlite' } });
+  const json = { 'content-type': 'application/json' };
+  try {
+    const mk = (spec: Record<string, unknown>) => fetch(`${base}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ model: 'bench', ...spec }) });
+    await mk({ name: 'bench' });
+    await mk({ name: 'bare', hooks: { auto_memory: false, auto_trace: false } });
+    const completion = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'ping' }] });
+    const message = JSON.stringify({ message: 'ping' });
+
+    const direct = await load({ url: `${base}/api/v1/llm/completions`, method: 'POST', headers: json, body: completion });
+    const agent = await load({ url: `${base}/api/v1/agents/bench/chat`, method: 'POST', headers: json, body: message });
+    const bare = await load({ url: `${base}/api/v1/agents/bare/chat`, method: 'POST', headers: json, body: message });
+    const group = 'agents: chat round trip';
+    const rows: BenchRow[] = [
+      { group, name: `POST /llm/completions (${label}, baseline)`, rps: direct.rps, p50_ms: direct.p50_ms, p99_ms: direct.p99_ms, ratio: 1 },
+      {
+        group,
+        name: 'POST /agents/{name}/chat (auto_memory + auto_trace)',
+        rps: agent.rps,
+        p50_ms: agent.p50_ms,
+        p99_ms: agent.p99_ms,
+        ratio: agent.rps / direct.rps,
+        goal: 'loop adds < 2 ms per turn at p50',
+        note: `+${(agent.p50_ms - direct.p50_ms).toFixed(2)} ms p50 per turn; errors ${agent.errors + agent.non2xx}`,
+      },
+      {
+        group,
+        name: 'POST /agents/{name}/chat (hooks off)',
+        rps: bare.rps,
+        p50_ms: bare.p50_ms,
+        p99_ms: bare.p99_ms,
+        ratio: bare.rps / direct.rps,
+        goal: 'loop adds < 2 ms per turn at p50',
+        note: `+${(bare.p50_ms - direct.p50_ms).toFixed(2)} ms p50 per turn; errors ${bare.errors + bare.non2xx}`,
+      },
+    ];
+
+    // Time to first token, sequential, one request at a time.
+    const n = Number(process.env.BENCH_SAMPLES ?? 40);
+    const llmFirst: number[] = [];
+    const agentFirst: number[] = [];
+    for (let i = 0; i < n; i++) {
+      llmFirst.push(await timeToFirst(`${base}/api/v1/llm/completions/stream`, JSON.parse(completion), 'content_delta'));
+      agentFirst.push(await timeToFirst(`${base}/api/v1/agents/bench/chat/stream`, { message: 'ping' }, 'token'));
+    }
+    const l = percentiles(llmFirst.filter(Number.isFinite));
+    const a = percentiles(agentFirst.filter(Number.isFinite));
+    const ttft = 'agents: time to first streamed token';
+    rows.push(
+      { group: ttft, name: 'POST /llm/completions/stream (baseline)', p50_ms: l.p50, p99_ms: l.p99, ratio: 1 },
+      { group: ttft, name: 'POST /agents/{name}/chat/stream', p50_ms: a.p50, p99_ms: a.p99, ratio: a.p50 / l.p50, note: `+${(a.p50 - l.p50).toFixed(2)} ms p50` },
+    );
+    return rows;
+  } finally {
+    child.kill('SIGTERM');
+  }
+};
+
+export default bench;
