@@ -1,0 +1,88 @@
+import type { FastifyRequest } from 'fastify';
+import { forbidden, SwitchboardError } from '../../../core/errors.ts';
+import { boundTo, canAccessServer, hasPermission, normalizePath, requireUser } from '../auth/access.ts';
+import type { UiPermission, UserContext } from '../auth/context.ts';
+import type { AgentRecord, ServerRecord, SkillRecord } from './records.ts';
+
+/**
+ * The catalog's questions about a caller, answered with registry auth's checks
+ * (plugins/registry/auth/access.ts) so the catalog, /validate and the gateway agree.
+ */
+
+export { requireUser };
+
+/** An admin whose token is not bound to one resource. */
+export function isAdmin(user: UserContext | undefined): boolean {
+  return !!user && user.is_admin && !user.resource;
+}
+
+function inGroups(user: UserContext, groups: string[]): boolean {
+  if (!groups.length) return false;
+  return groups.some((g) => user.groups.includes(g) || user.scopes.includes(g));
+}
+
+/**
+ * May the caller see this server at all? Admins see everything; others see the
+ * servers their scopes' server_access names, and servers added to one of their
+ * groups (POST /api/servers/groups/add).
+ */
+export function serverVisible(user: UserContext, server: Pick<ServerRecord, 'path' | 'groups'>): boolean {
+  if (!boundTo(user, server.path)) return false;
+  if (user.is_admin) return true;
+  return canAccessServer(user, server.path) || inGroups(user, server.groups);
+}
+
+export function can(user: UserContext, perm: UiPermission, path?: string): boolean {
+  if (path !== undefined && !boundTo(user, path)) return false;
+  return (user.is_admin && !user.resource) || hasPermission(user, perm, path);
+}
+
+export function requireCan(user: UserContext, perm: UiPermission, path?: string): void {
+  if (!can(user, perm, path)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Permission '${perm}' is required${path ? ` on ${path}` : ''}`);
+}
+
+/** Credentials may be set only by callers holding register_service or modify_service (spec 5.3 rule 4). */
+export function requireCredentialRight(user: UserContext, path: string): void {
+  if (!can(user, 'register_service', path) && !can(user, 'modify_service', path)) {
+    throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Setting a backend credential on ${path} needs register_service or modify_service`);
+  }
+}
+
+/** /api/internal/* answers only HTTP Basic with the local admin's credentials. */
+export function requireBasicAdmin(request: FastifyRequest): UserContext {
+  const user = request.user;
+  if (!user || user.auth_method !== 'basic') {
+    throw new SwitchboardError(401, 'SB_ERR_REGISTRY_BASIC_REQUIRED', 'Internal endpoints need HTTP Basic with the admin credentials (ADMIN_USER / ADMIN_PASSWORD)', {
+      headers: { 'www-authenticate': 'Basic realm="switchboard"' },
+    });
+  }
+  if (!user.is_admin) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', 'Internal endpoints are for the administrator');
+  return user;
+}
+
+/**
+ * Agents: public and internal cards are visible to callers holding list_agents
+ * (or get_agent) on them; private cards only to their owner and admins.
+ */
+export function agentVisible(user: UserContext, agent: Pick<AgentRecord, 'path' | 'visibility' | 'registered_by'>): boolean {
+  if (!boundTo(user, agent.path)) return false;
+  if (isAdmin(user) || user.is_admin) return true;
+  if (agent.registered_by === user.username) return true;
+  if (agent.visibility === 'private') return false;
+  return hasPermission(user, 'list_agents', agent.path) || hasPermission(user, 'get_agent', agent.path);
+}
+
+export function ownsOrAdmin(user: UserContext, owner: string, path: string): boolean {
+  return boundTo(user, path) && (user.is_admin || owner === user.username);
+}
+
+/** Skills: public ones to every caller, private ones to owner and admins, group ones to members of the owner's groups. */
+export function skillVisible(user: UserContext, skill: Pick<SkillRecord, 'path' | 'visibility' | 'registered_by'> & { owner_groups?: string[] }): boolean {
+  if (!boundTo(user, skill.path)) return false;
+  if (user.is_admin || skill.registered_by === user.username) return true;
+  if (skill.visibility === 'public') return true;
+  if (skill.visibility === 'group') return inGroups(user, skill.owner_groups ?? []);
+  return false;
+}
+
+export { normalizePath };

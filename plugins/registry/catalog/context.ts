@@ -1,0 +1,36 @@
+import type { Fernet } from '../../../core/crypto/fernet.ts';
+import type { UserContext } from '../auth/context.ts';
+import type { AgentRepository } from './agents-repo.ts';
+import type { CatalogConfig } from './config.ts';
+import type { CredentialAuditLog } from './credentials.ts';
+import type { Ratings } from './ratings.ts';
+import type { ScanHook } from './scan.ts';
+import type { ServerRepository } from './servers.ts';
+import type { SkillRepository } from './skills-repo.ts';
+import { isAdmin } from './access.ts';
+
+/**
+ * What the catalog shares with the other registry plugins (health checks,
+ * gateway, scanning): `app.catalog`. Replace `scanner` to plug in scanning.
+ */
+export interface Catalog {
+  config: CatalogConfig;
+  fernet: Fernet;
+  servers: ServerRepository;
+  agents: AgentRepository;
+  skills: SkillRepository;
+  ratings: Ratings;
+  audit: CredentialAuditLog;
+  scanner: ScanHook;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    catalog: Catalog;
+  }
+}
+
+/** Backend URLs are for admins in gateway mode (clients go through the gateway) and for everyone in registry-only mode. */
+export function showBackend(catalog: Catalog, user: UserContext | undefined): boolean {
+  return catalog.config.registryOnly || isAdmin(user);
+}

@@ -1,0 +1,31 @@
+import type { AgentRecord, ServerRecord, SkillRecord } from './records.ts';
+
+/** Outcome of a registration-time security scan (spec 3): blocked items are stored disabled and tagged. */
+export interface ScanVerdict {
+  blocked: boolean;
+  summary?: Record<string, unknown>;
+}
+
+/**
+ * The seam for the scanning issue: the catalog calls these at registration.
+ * Until a scanner is plugged in (app.catalog.scanner = ...), everything passes.
+ */
+export interface ScanHook {
+  server(record: ServerRecord): Promise<ScanVerdict>;
+  agent(record: AgentRecord): Promise<ScanVerdict>;
+  skill(record: SkillRecord): Promise<ScanVerdict>;
+}
+
+export const SECURITY_PENDING = 'security-pending';
+
+export const passingScan: ScanHook = {
+  server: async () => ({ blocked: false }),
+  agent: async () => ({ blocked: false }),
+  skill: async () => ({ blocked: false }),
+};
+
+/** Disabled and tagged, as the state table says for a blocking finding. */
+export function applyVerdict<T extends { is_enabled: boolean; tags: string[] }>(record: T, verdict: ScanVerdict): T {
+  if (!verdict.blocked) return record;
+  return { ...record, is_enabled: false, tags: record.tags.includes(SECURITY_PENDING) ? record.tags : [...record.tags, SECURITY_PENDING] };
+}

@@ -1,0 +1,74 @@
+import type { FastifyRequest } from 'fastify';
+import type { Catalog } from './context.ts';
+import { badRequest, SwitchboardError } from '../../../core/errors.ts';
+import type { UserContext } from '../auth/context.ts';
+import { requireCan, requireCredentialRight, requireUser, serverVisible } from './access.ts';
+import { touchesCredential } from './credentials.ts';
+import type { ServerRecord } from './records.ts';
+import { parseServerFields, type ServerBodyT } from './server-input.ts';
+import type { RegisterOptions } from './servers.ts';
+
+/** The registration and lookup steps every endpoint family shares (programmatic, UI, internal, older unprefixed). */
+
+/** Names that would be shadowed by fixed routes under /api/servers/. */
+const RESERVED = new Set(['health', 'register', 'toggle', 'groups', 'all']);
+
+export function checkRegistrablePath(path: string): void {
+  const name = path.slice(1);
+  if (name.includes('/')) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `Server paths are one segment, e.g. /weather (got ${path})`);
+  if (RESERVED.has(name)) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `${path} is reserved by the registry API; choose another path`);
+}
+
+export async function registerServer(
+  catalog: Catalog,
+  user: UserContext,
+  body: ServerBodyT,
+  opts: RegisterOptions & { checkPermission?: boolean },
+): Promise<{ record: ServerRecord; created: boolean }> {
+  const fields = parseServerFields(body, ['name', 'description', 'path', 'proxy_pass_url']);
+  const path = fields.path!;
+  checkRegistrablePath(path);
+  if (opts.checkPermission !== false) {
+    requireCan(user, 'register_service', path);
+    if (touchesCredential(body)) requireCredentialRight(user, path);
+  }
+  const { record, created } = await catalog.servers.register(
+    { ...fields, path, server_name: fields.server_name!, proxy_pass_url: fields.proxy_pass_url! },
+    body,
+    user,
+    opts,
+  );
+  return { record, created };
+}
+
+export function registrationSummary(record: ServerRecord, created: boolean) {
+  return {
+    message: created ? `Service ${record.path} registered` : `Service ${record.path} updated`,
+    path: record.path,
+    server_name: record.server_name,
+    name: record.server_name,
+    version: record.version,
+    is_enabled: record.is_enabled,
+    health_status: record.health_status,
+    auth_scheme: record.auth_scheme,
+    auth_header_name: record.auth_header_name ?? null,
+    auth_credential_encrypted: record.auth_credential_encrypted,
+  };
+}
+
+/** `/api/servers/:server` and friends: the path param is the server path without its leading slash. */
+export function pathParam(raw: string): string {
+  const p = '/' + decodeURIComponent(raw).replace(/^\/+|\/+$/g, '');
+  return p;
+}
+
+/** The server, when it exists and the caller may see it (403 otherwise; 404 when absent). */
+export function visibleServer(catalog: Catalog, user: UserContext, path: string): ServerRecord {
+  const s = catalog.servers.require(path);
+  if (!serverVisible(user, s)) throw new SwitchboardError(403, 'SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to ${path}`);
+  return s;
+}
+
+export function currentUser(request: FastifyRequest): UserContext {
+  return requireUser(request);
+}
