@@ -1,0 +1,163 @@
+import t from 'tap';
+import { SignJWT } from 'jose';
+import { makeApp } from '../helpers/app.ts';
+import { adminBasic, asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
+import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
+
+const rpc = (method: string, tool?: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: tool ? { name: tool, arguments: {} } : {} });
+
+t.test('/validate', async (t) => {
+  const app = await makeApp(t, { registry: { admin_password: 'admin-pass-for-tests' } });
+  const restricted = await mintToken(app, { username: 'rita', groups: ['mcp-servers-restricted'] });
+  const reader = await mintToken(app, { username: 'rudy', scopes: ['mcp-registry-user'] });
+  const admin = await mintToken(app, { username: 'ada', scopes: ['mcp-registry-admin'] });
+
+  const validate = (headers: Record<string, string>) => app.inject({ url: '/validate', headers });
+
+  t.test('granted: server, method and tool in scope; every user-context header', async (t) => {
+    const res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': 'https://edge.example/currenttime/mcp', 'x-original-method': 'POST', 'x-body': rpc('tools/call', 'current_time_by_timezone') });
+    t.equal(res.statusCode, 200);
+    t.same(res.json(), { valid: true, username: 'rita', client_id: null, scopes: ['mcp-servers-restricted'], method: 'tools/call', groups: ['mcp-servers-restricted'], server_name: 'currenttime', tool_name: 'current_time_by_timezone' });
+    t.equal(res.headers['x-user'], 'rita');
+    t.equal(res.headers['x-username'], 'rita');
+    t.equal(res.headers['x-client-id'], '');
+    t.equal(res.headers['x-scopes'], 'mcp-servers-restricted');
+    t.equal(res.headers['x-groups'], 'mcp-servers-restricted');
+    t.equal(res.headers['x-auth-method'], 'self_signed');
+    t.equal(res.headers['x-server-name'], 'currenttime');
+    t.equal(res.headers['x-tool-name'], 'current_time_by_timezone');
+  });
+
+  t.test('denied: a tool outside the list, a method outside the list, another server', async (t) => {
+    let res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/currenttime/mcp', 'x-body': rpc('tools/call', 'delete_everything') });
+    t.equal(res.statusCode, 403);
+    t.match(res.json().detail, /^Access denied to currenttime\.tools\/call/);
+    res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/currenttime/mcp', 'x-body': rpc('resources/list') });
+    t.equal(res.statusCode, 403);
+    t.equal(res.json().detail, 'Access denied to currenttime.resources/list');
+    res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/fininfo/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 403);
+    t.equal(res.json().detail, 'Access denied to fininfo.tools/list');
+    t.equal(res.json().code, 'SB_ERR_VALIDATE_DENIED');
+    // No body: a server outside every rule is still refused.
+    res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/fininfo/sse' });
+    t.equal(res.statusCode, 403);
+  });
+
+  t.test('read-only users list tools everywhere but call none; admins call anything', async (t) => {
+    let res = await validate({ authorization: `Bearer ${reader}`, 'x-original-url': '/anything/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 200);
+    res = await validate({ authorization: `Bearer ${reader}`, 'x-original-url': '/anything/mcp', 'x-body': rpc('tools/call', 'x') });
+    t.equal(res.statusCode, 403);
+    res = await validate({ authorization: `Bearer ${admin}`, 'x-original-url': '/anything/deep/path/mcp', 'x-body': rpc('tools/call', 'x') });
+    t.equal(res.statusCode, 200);
+    t.equal(res.json().server_name, 'anything/deep/path');
+  });
+
+  t.test('server name is the path without /mcp, /sse, /messages', async (t) => {
+    for (const [url, name] of [['/currenttime/mcp', 'currenttime'], ['/currenttime/sse', 'currenttime'], ['/currenttime/messages/?session_id=1', 'currenttime'], ['/currenttime', 'currenttime']]) {
+      const res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-uri': url, 'x-body': rpc('tools/list') });
+      t.equal(res.statusCode, 200, url);
+      t.equal(res.headers['x-server-name'], name, url);
+    }
+  });
+
+  t.test('/api paths get no server check', async (t) => {
+    const res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/api/servers', 'x-original-method': 'GET' });
+    t.equal(res.statusCode, 200);
+    t.equal(res.json().server_name, null);
+    t.equal(res.json().method, 'GET');
+  });
+
+  t.test('token sources: X-Authorization wins over Authorization; session cookie last', async (t) => {
+    let res = await validate({ 'x-authorization': `Bearer ${restricted}`, authorization: `Bearer ${admin}`, 'x-original-url': '/other/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 403, 'judged as the X-Authorization user');
+    res = await validate({ 'x-authorization': `Bearer ${admin}`, authorization: 'Bearer garbage', 'x-original-url': '/other/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 200);
+    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'admin-pass-for-tests' } });
+    const cookie = String(login.headers['set-cookie']).split(';')[0];
+    res = await validate({ cookie, 'x-original-url': '/other/mcp', 'x-body': rpc('tools/call', 'y') });
+    t.equal(res.statusCode, 200);
+    t.equal(res.headers['x-auth-method'], 'session_cookie');
+  });
+
+  t.test('JSON-RPC from the request body (POST) and batches are all checked', async (t) => {
+    let res = await app.inject({ method: 'POST', url: '/validate', headers: { authorization: `Bearer ${restricted}`, 'x-original-url': '/currenttime/mcp' }, payload: JSON.parse(rpc('tools/call', 'current_time_by_timezone')) });
+    t.equal(res.statusCode, 200);
+    t.equal(res.json().tool_name, 'current_time_by_timezone');
+    const batch = JSON.stringify([JSON.parse(rpc('tools/list')), JSON.parse(rpc('tools/call', 'nope'))]);
+    res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/currenttime/mcp', 'x-body': batch });
+    t.equal(res.statusCode, 403);
+  });
+
+  t.test('401 with WWW-Authenticate: Bearer for missing, forged, expired and pre-token_kind tokens', async (t) => {
+    let res = await validate({ 'x-original-url': '/currenttime/mcp' });
+    t.equal(res.statusCode, 401);
+    t.equal(res.headers['www-authenticate'], 'Bearer');
+    res = await validate({ authorization: 'Bearer not-a-jwt' });
+    t.equal(res.statusCode, 401);
+    const forged = await new SignJWT({ preferred_username: 'eve', scope: 'mcp-registry-admin', token_kind: 'user' })
+      .setProtectedHeader({ alg: 'HS256' }).setIssuer('mcp-auth-server').setAudience('mcp-registry').setExpirationTime('1h')
+      .sign(new TextEncoder().encode('not-the-secret-key-at-all'));
+    res = await validate({ authorization: `Bearer ${forged}` });
+    t.equal(res.statusCode, 401);
+    t.equal(res.headers['www-authenticate'], 'Bearer');
+    const key = registryAuthOf(app).authenticator.secretKey;
+    const legacy = await new SignJWT({ preferred_username: 'old', scope: 'mcp-registry-admin', groups: [] })
+      .setProtectedHeader({ alg: 'HS256' }).setIssuer('mcp-auth-server').setAudience('mcp-registry').setExpirationTime('1h').sign(key);
+    res = await validate({ authorization: `Bearer ${legacy}` });
+    t.equal(res.statusCode, 401);
+    t.match(res.json().detail, /mint a new one/);
+    const expired = await new SignJWT({ preferred_username: 'old', scope: 'mcp-registry-admin', token_kind: 'user' })
+      .setProtectedHeader({ alg: 'HS256' }).setIssuer('mcp-auth-server').setAudience('mcp-registry').setIssuedAt(1000).setExpirationTime(2000).sign(key);
+    res = await validate({ authorization: `Bearer ${expired}` });
+    t.equal(res.statusCode, 401);
+    t.match(res.json().detail, /expired/);
+    const wrongAud = await new SignJWT({ preferred_username: 'x', scope: 'mcp-registry-admin', token_kind: 'user' })
+      .setProtectedHeader({ alg: 'HS256' }).setIssuer('mcp-auth-server').setAudience('someone-else').setExpirationTime('1h').sign(key);
+    res = await validate({ authorization: `Bearer ${wrongAud}` });
+    t.equal(res.statusCode, 401);
+    res = await validate({ authorization: 'Basic ' + Buffer.from('admin:wrong').toString('base64') });
+    t.equal(res.statusCode, 401);
+    res = await validate({ ...adminBasic(app), 'x-original-url': '/x/mcp', 'x-body': rpc('tools/call', 'z') });
+    t.equal(res.statusCode, 200, 'the admin over Basic passes');
+  });
+
+  t.test('resource-bound tokens: their own server only, never the rule-6 families', async (t) => {
+    const bound = await mintToken(app, { username: 'ada', scopes: ['mcp-registry-admin'], resource: { type: 'server', id: 'currenttime' } });
+    const h = (url: string, body?: string) => validate({ authorization: `Bearer ${bound}`, 'x-original-url': url, ...(body ? { 'x-body': body } : {}) });
+    t.equal((await h('/currenttime/mcp', rpc('tools/call', 'anything'))).statusCode, 200);
+    t.equal((await h('/api/servers/currenttime')).statusCode, 200);
+    t.equal((await h('/api/auth/me')).statusCode, 200, 'introspection stays open');
+    t.equal((await h('/fininfo/mcp', rpc('tools/list'))).statusCode, 403, 'another server');
+    t.equal((await h('/currenttime2/mcp', rpc('tools/list'))).statusCode, 403, 'a prefix-sharing server');
+    t.equal((await h('/api/servers/fininfo')).statusCode, 403, 'another server by API');
+    t.equal((await h('/api/agents/currenttime')).statusCode, 403, 'an agent with the same id');
+    for (const p of ['/api/tokens/generate', '/api/admin/tokens', '/api/internal/list', '/api/search/semantic', '/api/federation/sync', '/api/config', '/api/peers', '/api/registry/x', '/v0/servers', '/api/auth/logout', '/api/auth/providers', '/api/scopes', '/api/servers']) {
+      const res = await h(p);
+      t.equal(res.statusCode, 403, p);
+    }
+    const agentBound = await mintToken(app, { username: 'ada', scopes: ['mcp-registry-admin'], resource: { type: 'agent', id: 'code-reviewer' } });
+    let res = await validate({ authorization: `Bearer ${agentBound}`, 'x-original-url': '/api/agents/code-reviewer' });
+    t.equal(res.statusCode, 200);
+    res = await validate({ authorization: `Bearer ${agentBound}`, 'x-original-url': '/code-reviewer/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 403, 'an agent-bound token is no MCP server token');
+  });
+
+  t.test('scope changes apply to cached tokens', async (t) => {
+    const token = await mintToken(app, { username: 'zed', scopes: ['temp-scope'] });
+    let res = await validate({ authorization: `Bearer ${token}`, 'x-original-url': '/weather/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 403, 'unknown scope grants nothing');
+    await withScope(app, { _id: 'temp-scope', server_access: [{ server: 'weather', methods: ['tools/list'] }] });
+    res = await validate({ authorization: `Bearer ${token}`, 'x-original-url': '/weather/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 200, 'granted once the scope exists');
+    res = await validate({ authorization: `Bearer ${token}`, 'x-original-url': '/weather/mcp', 'x-body': rpc('tools/call', 'forecast') });
+    t.equal(res.statusCode, 403, 'no tools list and no "all" method: no tool calls');
+  });
+});
+
+t.test('asUser helper gives working headers', async (t) => {
+  const app = await makeApp(t);
+  const res = await app.inject({ url: '/validate', headers: { ...(await asUser(app, ['mcp-registry-admin'])), 'x-original-url': '/a/mcp' } });
+  t.equal(res.statusCode, 200);
+});
