@@ -1,0 +1,141 @@
+import t from 'tap';
+import { makeApp } from '../helpers/app.ts';
+import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
+import { verifySession } from '../../plugins/registry/auth/session.ts';
+
+const PASSWORD = 'login-test-password';
+
+function cookiesOf(res: { headers: Record<string, unknown> }): Record<string, string> {
+  const raw = res.headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw : raw ? [String(raw)] : [];
+  return Object.fromEntries(list.map((c) => c.split(';')[0].split('=') as [string, string]));
+}
+
+t.test('local admin login', async (t) => {
+  const app = await makeApp(t, { registry: { admin_user: 'root', admin_password: PASSWORD } });
+  const key = registryAuthOf(app).authenticator.secretKey;
+
+  t.test('login form on both paths', async (t) => {
+    for (const url of ['/api/auth/login', '/login']) {
+      const res = await app.inject({ url });
+      t.equal(res.statusCode, 200);
+      t.match(res.headers['content-type'], /text\/html/);
+      t.match(res.body, /<form method="post" action="\/api\/auth\/login">/);
+    }
+    const res = await app.inject({ url: '/api/auth/login?error=%3Cscript%3Ealert(1)%3C/script%3E' });
+    t.notMatch(res.body, /<script>alert/, 'error text is escaped');
+    t.match(res.body, /&#60;script&#62;/);
+  });
+
+  t.test('success: signed HttpOnly SameSite=Lax 8 h cookie, 302 home', async (t) => {
+    const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: `username=root&password=${PASSWORD}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    t.equal(res.statusCode, 302);
+    t.equal(res.headers.location, '/');
+    const raw = (res.headers['set-cookie'] as string[]).find((c) => c.startsWith('mcp_gateway_session='))!;
+    t.match(raw, /HttpOnly/);
+    t.match(raw, /SameSite=Lax/);
+    t.match(raw, /Max-Age=28800/);
+    t.match(raw, /Path=\//);
+    const value = decodeURIComponent(cookiesOf(res).mcp_gateway_session);
+    const s = verifySession(key, value)!;
+    t.equal(s.username, 'root');
+    t.same(s.groups, ['mcp-registry-admin']);
+    t.same(s.scopes, ['mcp-registry-admin']);
+    t.equal(s.provider, 'local');
+    t.ok(s.exp * 1000 - Date.now() > 7.9 * 3600_000);
+    const me = await app.inject({ url: '/api/auth/me', headers: { cookie: `mcp_gateway_session=${cookiesOf(res).mcp_gateway_session}` } });
+    t.equal(me.statusCode, 200);
+    t.equal(me.json().auth_method, 'session_cookie');
+    t.equal(me.json().is_admin, true);
+  });
+
+  t.test('failure: 401, no cookie; a tampered cookie is no session', async (t) => {
+    for (const payload of [{ username: 'root', password: 'nope' }, { username: 'admin', password: PASSWORD }, { username: 'root', password: `${PASSWORD}x` }]) {
+      const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload });
+      t.equal(res.statusCode, 401);
+      t.notOk(res.headers['set-cookie']);
+      t.equal(res.json().code, 'SB_ERR_AUTH_LOGIN_FAILED');
+    }
+    const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root' } });
+    t.equal(res.statusCode, 422);
+    const good = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const value = decodeURIComponent(cookiesOf(good).mcp_gateway_session);
+    const [body, sig] = value.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), username: 'mallory' })).toString('base64url');
+    const me = await app.inject({ url: '/api/auth/me', headers: { cookie: `mcp_gateway_session=${forged}.${sig}` } });
+    t.equal(me.statusCode, 401);
+    t.match(me.json().detail, /Session expired or invalid/);
+  });
+
+  t.test('CSRF on cookie-authenticated unsafe requests', async (t) => {
+    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const c = cookiesOf(login);
+    const cookie = `mcp_gateway_session=${c.mcp_gateway_session}`;
+    const csrfRes = await app.inject({ url: '/api/auth/csrf', headers: { cookie } });
+    t.equal(csrfRes.statusCode, 200);
+    const token = csrfRes.json().csrf_token;
+    t.equal(decodeURIComponent(c.mcp_gateway_csrf), token, 'the readable cookie carries the same token');
+    const form = (extra: string, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { cookie, ...headers }, payload: JSON.parse(extra) });
+    t.equal((await form('{}')).statusCode, 403, 'no token');
+    t.equal((await form('{}', { 'x-csrf-token': 'wrong' })).statusCode, 403, 'wrong token');
+    // A token from another session does not pass.
+    const other = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const otherToken = decodeURIComponent(cookiesOf(other).mcp_gateway_csrf);
+    t.not(otherToken, token);
+    t.equal((await form('{}', { 'x-csrf-token': otherToken })).statusCode, 403, 'other session token');
+    t.equal((await form('{}', { 'x-csrf-token': token })).statusCode, 200, 'header');
+    t.equal((await form(JSON.stringify({ csrf_token: token }))).statusCode, 422, 'unknown body fields are refused by the token schema');
+    const noSession = await app.inject({ url: '/api/auth/csrf' });
+    t.equal(noSession.statusCode, 401);
+    // Bearer callers are not asked for a CSRF token.
+    const bearer = await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { authorization: `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}` }, payload: {} });
+    t.equal(bearer.statusCode, 200);
+  });
+
+  t.test('logout clears the cookie and redirects to login', async (t) => {
+    for (const [method, url, to] of [['GET', '/api/auth/logout', '/api/auth/login'], ['POST', '/api/auth/logout', '/api/auth/login'], ['POST', '/logout', '/login']] as const) {
+      const res = await app.inject({ method, url });
+      t.equal(res.statusCode, 302, url);
+      t.equal(res.headers.location, to);
+      const raw = (res.headers['set-cookie'] as string[]).find((x) => x.startsWith('mcp_gateway_session='))!;
+      t.match(raw, /^mcp_gateway_session=;/);
+      t.match(raw, /Max-Age=0/);
+    }
+  });
+
+  t.test('providers and provider redirects without an IdP', async (t) => {
+    const res = await app.inject({ url: '/api/auth/providers' });
+    t.equal(res.statusCode, 200);
+    t.same(res.json(), { providers: [] });
+    for (const url of ['/api/auth/auth/keycloak', '/auth/keycloak']) {
+      const r = await app.inject({ url });
+      t.equal(r.statusCode, 404, url);
+      t.equal(r.json().code, 'SB_ERR_AUTH_PROVIDER_UNKNOWN');
+    }
+    const cb = await app.inject({ url: '/api/auth/auth/callback?error=access_denied&details=user%20cancelled' });
+    t.equal(cb.statusCode, 302);
+    t.equal(cb.headers.location, '/api/auth/login?error=access_denied%3A%20user%20cancelled');
+  });
+});
+
+t.test('identity provider redirect', async (t) => {
+  const app = await makeApp(t, { registry: { idp: { provider: 'keycloak', url: 'http://127.0.0.1:9/', realm: 'mcp', client_id: 'registry-web', client_secret: 's3cret' } } });
+  const res = await app.inject({ url: '/api/auth/providers' });
+  t.same(res.json(), { providers: [{ name: 'keycloak', display_name: 'Keycloak', icon: 'keycloak' }] });
+  for (const url of ['/api/auth/auth/keycloak', '/auth/keycloak']) {
+    const r = await app.inject({ url, headers: { host: 'registry.test' } });
+    t.equal(r.statusCode, 302);
+    const loc = new URL(r.headers.location as string);
+    t.equal(`${loc.origin}${loc.pathname}`, 'http://127.0.0.1:9/realms/mcp/protocol/openid-connect/auth');
+    t.equal(loc.searchParams.get('client_id'), 'registry-web');
+    t.equal(loc.searchParams.get('response_type'), 'code');
+    t.equal(loc.searchParams.get('redirect_uri'), 'http://registry.test/api/auth/auth/callback');
+    t.ok(loc.searchParams.get('state'));
+    t.notMatch(r.headers.location as string, /s3cret/);
+  }
+  t.equal((await app.inject({ url: '/auth/okta' })).statusCode, 404);
+  const cb = await app.inject({ url: '/api/auth/auth/callback?code=abc&state=forged' });
+  t.equal(cb.statusCode, 302);
+  t.match(cb.headers.location, /error=Login%20state%20mismatch/);
+});
