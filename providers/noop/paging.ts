@@ -8,8 +8,10 @@ import { badRequest } from '../../core/errors.ts';
 export function pageOf<T>(items: readonly T[], maxResults: number, nextToken: string | undefined, code: string): { items: T[]; next_token: string | null } {
   let offset = 0;
   if (nextToken !== undefined) {
-    const decoded = Number(Buffer.from(nextToken, 'base64url').toString('utf8'));
-    if (!Number.isInteger(decoded) || decoded < 0) throw badRequest(code, `next_token '${nextToken}' is not a token from a previous page; omit it to start at the first page`);
+    const text = Buffer.from(nextToken, 'base64url').toString('utf8');
+    const decoded = Number(text);
+    // base64url decoding skips characters it does not know, so the text must be digits only.
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(decoded)) throw badRequest(code, `next_token '${nextToken}' is not a token from a previous page; omit it to start at the first page`);
     offset = decoded;
   }
   const end = offset + maxResults;
