@@ -118,3 +118,33 @@ t.test('a bad platform.credentials section stops startup naming the key', async 
     { code: 'SB_ERR_CONFIG_INVALID', message: /platform\.credentials/ },
   );
 });
+
+t.test('credential values never reach the logs, even at trace level', async (t) => {
+  // pino writes to fd 1 directly, so the app runs in a child process whose stdout is captured whole.
+  const root = new URL('../../', import.meta.url);
+  const dir = tempDir('sb-cred-logs-');
+  const script = join(dir, 'run.mts');
+  writeFileSync(
+    script,
+    `import { buildApp } from ${JSON.stringify(new URL('plugins/app.ts', root).pathname)};
+import { openStore } from ${JSON.stringify(new URL('core/store.ts', root).pathname)};
+const env = { ...process.env, DATA_DIR: ${JSON.stringify(dir)} };
+delete env.SWITCHBOARD_CONFIG; delete env.REDIS_URL; delete env.LOG_LEVEL;
+const app = await buildApp({ env, config: {}, store: await openStore({ backend: 'memory' }), logLevel: 'trace' });
+await app.ready();
+const secret = ${JSON.stringify(SECRET)};
+await app.inject({ method: 'PUT', url: '/api/v1/credentials', payload: { attributes: { openai_api_key: secret } } });
+await app.inject({ method: 'PUT', url: '/api/v1/credentials', payload: { attributes: { 'bad name': secret } } });
+await app.inject({ method: 'PUT', url: '/api/v1/credentials', payload: '{"attributes": {"x": "' + secret });
+await app.inject({ method: 'GET', url: '/api/v1/credentials' });
+await app.inject({ method: 'GET', url: '/api/v1/credentials/status', headers: { 'x-cred-openai-api-key': secret } });
+await app.close();
+`,
+  );
+  const { spawnSync } = await import('node:child_process');
+  const out = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: new URL('.', root).pathname, encoding: 'utf8', timeout: 60_000 });
+  t.equal(out.status, 0, `the child ran: ${out.stderr.slice(0, 500)}`);
+  t.match(out.stdout, /"url":"\/api\/v1\/credentials"/, 'requests were logged, so the check below means something');
+  t.notOk(out.stdout.includes(SECRET), 'the secret is in no log line');
+  t.notOk(out.stderr.includes(SECRET), 'nor on stderr');
+});
