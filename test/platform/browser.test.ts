@@ -29,6 +29,43 @@ function twoUserAuth() {
   };
 }
 
+/**
+ * A throwaway browser provider package with a fake page: it records the URL,
+ * answers content and evaluate from it, and fails clicks on `#missing`, so the
+ * success and failed-operation paths of the routes run without a browser.
+ */
+function fakeBrowserPackage(): string {
+  const dir = tempDir('sb-browser-fixture-');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-fake-browser', type: 'module', switchboard: { provides: ['browser'], entry: './index.mjs' } }));
+  writeFileSync(
+    join(dir, 'index.mjs'),
+    `const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64');
+export const providers = [{
+  type: 'fake', kind: 'browser',
+  create: (name) => {
+    const sessions = new Map(); const pages = new Map();
+    const page = (id) => { if (!pages.has(id)) throw new Error('no page loaded'); return pages.get(id); };
+    return {
+      name, type: 'fake', kind: 'browser', capabilities: { sessions: true, navigation: true, screenshots: true, evaluate: true, live_view: true },
+      startSession: async (owner, req) => { const s = { session_id: req.session_id ?? 'gen', owner_id: owner, status: 'active', created_at: new Date().toISOString(), viewport: req.viewport ?? null, config: req.config ?? {} }; sessions.set(s.session_id, s); return s; },
+      getSession: async (id) => sessions.get(id),
+      listSessions: async (owner) => [...sessions.values()].filter((s) => !owner || s.owner_id === owner),
+      stopSession: async (id) => sessions.delete(id),
+      liveView: async (id, expires) => ({ session_id: id, url: 'http://127.0.0.1:1/live/' + id, expires }),
+      navigate: async (id, url) => { pages.set(id, { url, typed: '' }); return { session_id: id, url, title: 'Fake ' + url }; },
+      screenshot: async (id) => (page(id), { format: 'png', data: PNG }),
+      content: async (id) => ({ content: '<html>' + page(id).url + '</html>' }),
+      click: async (id, selector) => { page(id); if (selector === '#missing') throw new Error('no element matches #missing'); return { session_id: id, status: 'ok' }; },
+      typeText: async (id, selector, text) => { page(id).typed += text; return { session_id: id, status: 'ok' }; },
+      evaluate: async (id, expression) => ({ result: expression === 'typed' ? page(id).typed : null }),
+      healthcheck: async () => 'ok', close: async () => {},
+    };
+  },
+}];\n`,
+  );
+  return dir;
+}
+
 const alice = { 'x-api-key': 'alice-key' };
 const bob = { 'x-api-key': 'bob-key' };
 const root = { 'x-api-key': 'root-key' };
@@ -143,4 +180,34 @@ t.test('sessions are scoped to their owner; admins see all', async (t) => {
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/browser/sessions/alice-1', headers: bob })).statusCode, 403);
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/browser/sessions/alice-1', headers: root })).statusCode, 200, 'the admin may read it');
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/browser/sessions/alice-1', headers: alice })).statusCode, 204, 'the owner may stop it');
+});
+
+t.test('a provider with a page: actions answer data, a failed action is 400', async (t) => {
+  const app = await makeApp(t, { provider_packages: [fakeBrowserPackage()], providers: { browser: { default: 'fake', instances: { fake: { type: 'fake' }, noop: { type: 'noop' } } } } });
+  const s = '/api/v1/browser/sessions/p1';
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', payload: { session_id: 'p1' } })).statusCode, 201);
+
+  const early = await app.inject({ method: 'GET', url: `${s}/content` });
+  t.equal(early.statusCode, 400, 'an operation that fails is 400');
+  t.match(early.json(), { code: 'SB_ERR_BROWSER_ACTION_FAILED', detail: "Browser reading page content failed on session 'p1': no page loaded" });
+
+  const nav = await app.inject({ method: 'POST', url: `${s}/navigate`, payload: { url: 'http://127.0.0.1:9/page' } });
+  t.equal(nav.statusCode, 200);
+  t.same(nav.json(), { session_id: 'p1', url: 'http://127.0.0.1:9/page', title: 'Fake http://127.0.0.1:9/page' });
+  t.same((await app.inject({ method: 'GET', url: `${s}/content` })).json(), { content: '<html>http://127.0.0.1:9/page</html>' });
+  t.same((await app.inject({ method: 'POST', url: `${s}/type`, payload: { selector: '#q', text: 'ada' } })).json(), { session_id: 'p1', status: 'ok' });
+  t.same((await app.inject({ method: 'POST', url: `${s}/click`, payload: { selector: '#go' } })).json(), { session_id: 'p1', status: 'ok' });
+  t.same((await app.inject({ method: 'POST', url: `${s}/evaluate`, payload: { expression: 'typed' } })).json(), { result: 'ada' });
+  const shot = await app.inject({ method: 'GET', url: `${s}/screenshot` });
+  t.equal(shot.json().format, 'png');
+  t.same([...Buffer.from(shot.json().data, 'base64').subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  t.same((await app.inject({ method: 'GET', url: `${s}/live-view` })).json(), { session_id: 'p1', url: 'http://127.0.0.1:1/live/p1', expires: 300 }, 'expires defaults to 300');
+  t.equal((await app.inject({ method: 'GET', url: `${s}/live-view?expires=3600` })).json().expires, 3600);
+
+  const missing = await app.inject({ method: 'POST', url: `${s}/click`, payload: { selector: '#missing' } });
+  t.equal(missing.statusCode, 400);
+  t.match(missing.json().detail, /no element matches #missing/);
+
+  // The same session id on the noop instance is unknown there: routing picks the provider per request.
+  t.equal((await app.inject({ method: 'GET', url: s, headers: { 'x-provider-browser': 'noop' } })).statusCode, 404);
 });
