@@ -1,5 +1,53 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import { makeApp } from '../helpers/app.ts';
+import type { IdentityProvider } from '../../core/primitives/identity.ts';
+import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
+import { IDENTITY_CASES, identitySuite } from '../conformance/identity.ts';
+import type { Runner } from '../conformance/kit.ts';
+import { makeApp, tempDir } from '../helpers/app.ts';
+
+/**
+ * A throwaway identity provider package that issues workload tokens (`wt.<name>`)
+ * and hands out the API key stored in an api_key credential provider, so the
+ * token routes' success path and the api-key conformance case run end to end.
+ */
+function vaultPackage(): string {
+  const dir = tempDir('sb-identity-fixture-');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-vault', type: 'module', switchboard: { provides: ['identity'], entry: './index.mjs' } }));
+  writeFileSync(
+    join(dir, 'index.mjs'),
+    `const hide = (c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, /key|secret/.test(k) ? '********' : v && typeof v === 'object' && !Array.isArray(v) ? hide(v) : v]));
+export const providers = [{
+  type: 'vault', kind: 'identity',
+  create: (name) => {
+    const cps = new Map(); const wls = new Map(); const now = () => new Date().toISOString();
+    const show = (p) => ({ ...p, config: hide(p.config) });
+    const check = (wt) => { if (!wt.startsWith('wt.') || !wls.has(wt.slice(3))) throw new Error('invalid workload token'); };
+    return {
+      name, type: 'vault', kind: 'identity',
+      capabilities: { tokens: true, api_keys: true, workload_tokens: true, credential_providers: true, workload_identities: true },
+      getToken: async (req) => (check(req.workload_token), { access_token: 'at.' + req.credential_provider, token_type: 'Bearer', expires_in: 3600, authorization_url: null }),
+      getApiKey: async (req) => (check(req.workload_token), { credential_provider: req.credential_provider, api_key: cps.get(req.credential_provider).config.api_key }),
+      getWorkloadToken: async (req) => { if (!wls.has(req.workload_name)) throw new Error('unknown workload'); return { workload_name: req.workload_name, workload_token: 'wt.' + req.workload_name }; },
+      createCredentialProvider: async (req) => { if (cps.has(req.name)) return undefined; const p = { name: req.name, provider_type: req.provider_type, config: req.config ?? {}, created_at: now(), updated_at: now() }; cps.set(p.name, p); return show(p); },
+      listCredentialProviders: async () => [...cps.values()].map(show),
+      getCredentialProvider: async (n) => cps.has(n) ? show(cps.get(n)) : undefined,
+      updateCredentialProvider: async (n, req) => { if (!cps.has(n)) return undefined; const p = { ...cps.get(n), config: req.config, updated_at: now() }; cps.set(n, p); return show(p); },
+      deleteCredentialProvider: async (n) => cps.delete(n),
+      createWorkloadIdentity: async (req) => { if (wls.has(req.name)) return undefined; const w = { name: req.name, allowed_return_urls: req.allowed_return_urls ?? [], created_at: now(), updated_at: now() }; wls.set(w.name, w); return w; },
+      listWorkloadIdentities: async () => [...wls.values()],
+      getWorkloadIdentity: async (n) => wls.get(n),
+      updateWorkloadIdentity: async (n, req) => { if (!wls.has(n)) return undefined; const w = { ...wls.get(n), allowed_return_urls: req.allowed_return_urls, updated_at: now() }; wls.set(n, w); return w; },
+      deleteWorkloadIdentity: async (n) => wls.delete(n),
+      healthcheck: async () => 'ok', close: async () => {},
+    };
+  },
+}];\n`,
+  );
+  return dir;
+}
 
 const base = '/api/v1/identity';
 
@@ -82,4 +130,29 @@ t.test('an unknown identity provider header is a 400 listing the available ones'
   const res = await app.inject({ method: 'GET', url: `${base}/workload-identities`, headers: { 'x-provider-identity': 'vault' } });
   t.equal(res.statusCode, 400);
   t.equal(res.json().detail, "Unknown identity provider 'vault'. Available: noop");
+});
+
+t.test('a provider that issues tokens: workload token, API key, OAuth2 token', async (t) => {
+  const app = await makeApp(t, { provider_packages: [vaultPackage()], providers: { identity: { default: 'vault', instances: { vault: { type: 'vault' } } } } });
+  await app.inject({ method: 'POST', url: `${base}/workload-identities`, payload: { name: 'agent-1' } });
+  await app.inject({ method: 'POST', url: `${base}/credential-providers`, payload: { name: 'openai', provider_type: 'api_key', config: { api_key: 'sk-held-by-vault-0000' } } });
+  const wt = await app.inject({ method: 'POST', url: `${base}/workload-token`, payload: { workload_name: 'agent-1', user_id: 'alice' } });
+  t.equal(wt.statusCode, 200);
+  t.same(wt.json(), { workload_name: 'agent-1', workload_token: 'wt.agent-1' });
+  const key = await app.inject({ method: 'POST', url: `${base}/api-key`, payload: { credential_provider: 'openai', workload_token: 'wt.agent-1' } });
+  t.equal(key.statusCode, 200);
+  t.same(key.json(), { credential_provider: 'openai', api_key: 'sk-held-by-vault-0000' }, 'the API key endpoint is the one place a key is handed out');
+  const tok = await app.inject({ method: 'POST', url: `${base}/token`, payload: { credential_provider: 'github', workload_token: 'wt.agent-1', scopes: ['repo'] } });
+  t.equal(tok.statusCode, 200);
+  t.same(tok.json(), { access_token: 'at.github', token_type: 'Bearer', expires_in: 3600, authorization_url: null });
+  t.equal((await app.inject({ method: 'GET', url: `${base}/credential-providers/openai` })).json().config.api_key, '********', 'reads stay redacted');
+});
+
+t.test('the vault fixture passes the identity suite, api-key case included', async (t) => {
+  const mod = (await import(pathToFileURL(join(vaultPackage(), 'index.mjs')).href)) as { providers: ProviderFactory<IdentityProvider>[] };
+  await identitySuite(t as unknown as Runner, {
+    make: async () => mod.providers[0].create('vault', {}, {} as ProviderContext),
+    oauth2Config: { token_url: 'http://127.0.0.1:9/token', client_id: 'c' },
+    skip: [{ reason: 'the fixture declares every capability, so nothing is unsupported', tests: [IDENTITY_CASES.unsupported] }],
+  });
 });
