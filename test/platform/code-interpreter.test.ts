@@ -30,6 +30,7 @@ function echoInterpreterPackage(): string {
       getSession: async (id) => sessions.get(id)?.s,
       deleteSession: async (id) => sessions.delete(id),
       execute: async (id, code, language) => {
+        if (code === 'crash') throw new Error('sandbox died');
         const fail = code.startsWith('fail');
         const out = { session_id: id, stdout: fail ? '' : code, stderr: fail ? 'failed on purpose' : '', exit_code: fail ? 1 : 0, result: fail ? null : code.length, error: fail ? 'failed on purpose' : null };
         sessions.get(id).history.push({ code, language, stdout: out.stdout, stderr: out.stderr, exit_code: out.exit_code, error: out.error, executed_at: new Date().toISOString() });
@@ -122,6 +123,9 @@ t.test('a provider that executes: execute, history, language checks, files round
   t.equal(failed.statusCode, 200, 'code that fails is a result, not an HTTP error');
   t.match(failed.json(), { exit_code: 1, error: 'failed on purpose' });
   t.equal((await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'x', language: 'ruby' } })).statusCode, 400);
+  const crashed = await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'crash' } });
+  t.equal(crashed.statusCode, 502, 'a sandbox failure is a backend failure');
+  t.match(crashed.json(), { code: 'SB_ERR_CODE_BACKEND_FAILED', detail: /sandbox died/ });
 
   const history = await app.inject({ method: 'GET', url: `${base}/sessions/e1/history` });
   t.same(history.json().entries.map((e: { code: string }) => e.code), ['hello', 'fail now']);

@@ -146,6 +146,9 @@ t.test('a provider that issues tokens: workload token, API key, OAuth2 token', a
   t.equal(tok.statusCode, 200);
   t.same(tok.json(), { access_token: 'at.github', token_type: 'Bearer', expires_in: 3600, authorization_url: null });
   t.equal((await app.inject({ method: 'GET', url: `${base}/credential-providers/openai` })).json().config.api_key, '********', 'reads stay redacted');
+  const forged = await app.inject({ method: 'POST', url: `${base}/api-key`, payload: { credential_provider: 'openai', workload_token: 'forged' } });
+  t.equal(forged.statusCode, 502, 'an uncoded provider failure is a backend failure');
+  t.match(forged.json(), { code: 'SB_ERR_IDENTITY_BACKEND_FAILED', detail: "The identity provider 'vault' failed during API key retrieval: invalid workload token" });
 });
 
 t.test('the vault fixture passes the identity suite, api-key case included', async (t) => {

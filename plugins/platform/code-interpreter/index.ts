@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { conflict, notFound } from '../../../core/errors.ts';
+import { badGateway, conflict, isSwitchboardError, notFound } from '../../../core/errors.ts';
 import { CodeSession, CreateCodeSessionRequest, ExecuteRequest, ExecuteResult, History, type CodeInterpreterProvider } from '../../../core/primitives/code-interpreter.ts';
 import { requireCapability } from '../capability.ts';
 import files from './files.ts';
@@ -60,7 +60,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const session = await existingSession(p, request.params.session_id);
       const language = request.body.language ?? session.language;
       requireLanguage(p, language);
-      return p.execute(session.session_id, request.body.code, language);
+      try {
+        return await p.execute(session.session_id, request.body.code, language);
+      } catch (err) {
+        // Code that fails is a result (exit_code, error); a throw means the sandbox itself failed.
+        if (isSwitchboardError(err)) throw err;
+        throw badGateway('SB_ERR_CODE_BACKEND_FAILED', `The code interpreter provider '${p.name}' failed to run the code: ${err instanceof Error ? err.message : String(err)}`, err);
+      }
     },
   );
 

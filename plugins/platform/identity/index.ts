@@ -8,11 +8,22 @@ import {
   WorkloadTokenResult,
   type IdentityProvider,
 } from '../../../core/primitives/identity.ts';
+import { badGateway, isSwitchboardError } from '../../../core/errors.ts';
 import { requireCapability } from '../capability.ts';
 import credentialProviders from './credential-providers.ts';
 import workloadIdentities from './workload-identities.ts';
 
 const tags = ['identity'];
+
+/** A provider that fails without a coded error is a backend failure (502), not a bug of ours (500). */
+async function backend<T>(p: IdentityProvider, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isSwitchboardError(err)) throw err;
+    throw badGateway('SB_ERR_IDENTITY_BACKEND_FAILED', `The identity provider '${p.name}' failed during ${what}: ${err instanceof Error ? err.message : String(err)}`, err);
+  }
+}
 
 /** /api/v1/identity: token exchange (needs a real backend) and the records that configure it. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,13 +32,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/token', { schema: { tags, summary: 'OAuth2 token for a credential provider', body: TokenRequest, response: { 200: TokenResult } } }, async (request) => {
     const p = identityFor(request.headers);
     requireCapability(p, 'tokens', 'token issuance');
-    return p.getToken(request.body);
+    return backend(p, 'token issuance', () => p.getToken(request.body));
   });
 
   app.post('/api-key', { schema: { tags, summary: 'API key held by a credential provider', body: ApiKeyRequest, response: { 200: ApiKeyResult } } }, async (request) => {
     const p = identityFor(request.headers);
     requireCapability(p, 'api_keys', 'API key retrieval');
-    return p.getApiKey(request.body);
+    return backend(p, 'API key retrieval', () => p.getApiKey(request.body));
   });
 
   app.post(
@@ -36,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const p = identityFor(request.headers);
       requireCapability(p, 'workload_tokens', 'workload token issuance');
-      return p.getWorkloadToken(request.body);
+      return backend(p, 'workload token issuance', () => p.getWorkloadToken(request.body));
     },
   );
 
