@@ -2,6 +2,7 @@ import t from 'tap';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+// @ts-expect-error oidc-provider ships no type declarations
 import Provider from 'oidc-provider';
 import { makeApp } from '../helpers/app.ts';
 import { asUser } from '../helpers/registry-auth.ts';
@@ -48,7 +49,7 @@ async function startIdp(pathPrefix: string, routes: Record<string, string> = {})
         getResourceServerInfo: async () => ({ scope: 'registry', audience: 'mcp-registry', accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
       },
     },
-    extraTokenClaims: async (_ctx, token) => ({ groups: CLIENTS[(token as { clientId?: string }).clientId ?? '']?.groups ?? [] }),
+    extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) => ({ groups: CLIENTS[token.clientId ?? '']?.groups ?? [] }),
     routes,
   });
   server.on('request', provider.callback());
