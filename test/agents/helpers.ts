@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { discoverPackages } from '../../core/discovery.ts';
+import type { Store } from '../../core/store.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import type { Step } from './fixtures/step-llm/index.ts';
 
@@ -22,7 +23,7 @@ export interface AgentAppOptions {
   steps?: Step[];
   config?: Record<string, unknown>;
   /** The core store backend; sqlite puts the event log in a real SQLite file. */
-  store?: 'memory' | 'sqlite';
+  store?: 'memory' | 'sqlite' | Store;
 }
 
 /** An app whose LLM replays `steps` and whose memory is the given provider type. */
@@ -35,6 +36,7 @@ export async function agentApp(t: { teardown: (fn: () => unknown) => void }, opt
     providers: { llm: { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: opts.steps ?? [{ content: 'ok' }] } } } }, ...memory, ...extra.providers },
     platform: { agents: { heartbeat_ms: 50, stale_after_ms: 1000, poll_ms: 10, flush_ms: 5, resume_wait_ms: 300 } },
   };
+  if (opts.store && typeof opts.store === 'object') return makeApp(t, config, { store: opts.store });
   if (opts.store === 'sqlite') {
     const { openStore } = await import('../../core/store.ts');
     const store = await openStore({ backend: 'sqlite', dataDir: tempDir('sb-agents-') });
@@ -51,6 +53,9 @@ export function llmRequests(app: FastifyInstance): Array<{ messages: Array<Recor
 
 export async function listen(t: { teardown: (fn: () => unknown) => void }, app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // fetch keeps sockets alive for a few seconds; drop them so teardown does not wait for the client.
+  const close = app.close.bind(app);
+  Object.assign(app, { close: () => (app.server.closeAllConnections(), close()) });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { agentApp, llmRequests, parseSse } from '../agents/helpers.ts';
+import { agentApp, listen, llmRequests, parseSse, readSse } from '../agents/helpers.ts';
 
 const call = (id: string, name: string, input: Record<string, unknown>) => ({ id, name, input });
 
@@ -144,4 +144,41 @@ t.test('tool catalog has every key of spec 4.1; agents list their tools', async 
   t.same(cat.agents.map((x: { name: string }) => x.name), ['call_boss', 'call_helper']);
   const tools = (await app.inject({ url: '/api/v1/agents/boss/tools' })).json();
   t.same(tools, { agent_name: 'boss', tools: [{ name: 'call_helper', description: "Delegate to agent 'helper': Helps. Returns its answer.", primitive: 'agents', provider: 'switchboard' }] });
+});
+
+t.test('provider_overrides route the agent; a locked primitive refuses them', async (t) => {
+  const twoLlms = { llm: { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: [{ content: 'from steps' }] } }, other: { type: 'test_steps', options: { steps: [{ content: 'from other' }] } } } } };
+  const app = await agentApp(t, { config: { providers: twoLlms } });
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm', provider_overrides: { llm: 'other' } } })).statusCode, 201);
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'hi' } })).json().response, 'from other');
+  const byHeader = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', headers: { 'x-provider-llm': 'steps' }, payload: { message: 'hi' } });
+  t.equal(byHeader.json().response, 'from steps', 'a header beats the agent override');
+
+  const locked = await agentApp(t, { config: { providers: { llm: { ...twoLlms.llm, locked: true } } } });
+  const refused = await locked.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm', provider_overrides: { llm: 'other' } } });
+  t.equal(refused.statusCode, 403, refused.body);
+  t.equal(refused.json().code, 'SB_ERR_PROVIDER_LOCKED');
+  t.equal((await locked.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'b', model: 'm', provider_overrides: { llm: 'steps' } } })).statusCode, 201, 'naming the default is fine');
+});
+
+t.test('two replicas sharing one store: status, reconnect and cancel work from the other one', async (t) => {
+  const { openStore } = await import('../../core/store.ts');
+  const { tempDir } = await import('../helpers/app.ts');
+  const store = await openStore({ backend: 'sqlite', dataDir: tempDir('sb-replicas-') });
+  t.teardown(() => store.close());
+  const steps = [{ content: 'a b c d e f g h i j', chunks: 10, delay_ms: 60 }];
+  const a = await agentApp(t, { store, steps });
+  const b = await agentApp(t, { store, steps });
+  t.equal((await a.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'x', model: 'm' } })).statusCode, 201);
+  const base = await listen(t, a);
+  const abort = new AbortController();
+  const res = await fetch(`${base}/api/v1/agents/x/chat/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'go', session_id: 'r1' }), signal: abort.signal });
+  await readSse(res, (ev) => ev.type === 'token', abort);
+  t.equal((await b.inject({ url: '/api/v1/agents/x/sessions/r1/status' })).json().status, 'running', 'replica B sees the run of replica A');
+  const cancel = await b.inject({ method: 'DELETE', url: '/api/v1/agents/x/sessions/r1/run' });
+  t.equal(cancel.statusCode, 200, cancel.body);
+  const replay = parseSse((await b.inject({ url: '/api/v1/agents/x/sessions/r1/stream' })).body);
+  t.equal(replay[0]!.type, 'stream_start');
+  t.equal(replay.at(-1)!.type, 'cancelled', 'replica A stopped the run when B asked');
+  t.equal((await a.inject({ url: '/api/v1/agents/x/sessions/r1/status' })).json().status, 'idle');
 });

@@ -5,6 +5,7 @@ import { chatRoutes } from './routes-chat.ts';
 import { exportRoutes } from './routes-export.ts';
 import { sessionRoutes } from './routes-sessions.ts';
 import { specRoutes } from './routes-specs.ts';
+import { SseStreams } from './sse.ts';
 import { metadataFilter } from './runtime/denylist.ts';
 import { RunManager } from './runtime/runs.ts';
 import { AgentRuntime } from './runtime/runtime.ts';
@@ -27,8 +28,13 @@ const agents: FastifyPluginAsync = async (app) => {
   const settings = validateSection(AgentsSettings, app.sb.settings.config.platform?.agents, 'platform.agents');
   const runtime = new AgentRuntime(app.sb, metadataFilter(app.sb.settings.config.metadata_denylists));
   const runs = new RunManager(app.sb.store, settings, app.log);
-  app.addHook('onClose', async () => runs.close());
-  const deps = { runtime, runs };
+  const sse = new SseStreams();
+  // preClose: before the server waits for connections, end the event streams it would wait on.
+  app.addHook('preClose', async () => {
+    await runs.close();
+    sse.closeAll();
+  });
+  const deps = { runtime, runs, sse };
   specRoutes(app, deps);
   chatRoutes(app, deps);
   sessionRoutes(app, deps);

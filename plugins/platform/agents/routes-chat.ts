@@ -3,12 +3,11 @@ import { callerOf, type AgentDeps } from './deps.ts';
 import type { ChatEvent } from './runtime/events.ts';
 import { TERMINAL_EVENTS } from './runtime/events.ts';
 import { ChatRequest, ChatResponse, EventStream, NameParams } from './schemas.ts';
-import { openSse } from './sse.ts';
 
 const tags = ['agents'];
 
 /** POST /{name}/chat and /{name}/chat/stream. */
-export function chatRoutes(app: FastifyInstance, { runtime, runs }: AgentDeps): void {
+export function chatRoutes(app: FastifyInstance, { runtime, runs, sse: streams }: AgentDeps): void {
   app.post('/:name/chat', { schema: { tags, summary: 'Chat with an agent (runs the tool loop)', params: NameParams, body: ChatRequest, response: { 200: ChatResponse } } }, async (request) => {
     const body = request.body as ChatRequest;
     const spec = await runtime.specs.get((request.params as { name: string }).name, request.principal!);
@@ -37,7 +36,7 @@ export function chatRoutes(app: FastifyInstance, { runtime, runs }: AgentDeps): 
       const subscriber = (ev: ChatEvent) => sink(ev);
       const ids = { agent: spec.name, session: prepared.session.session_id, actor: prepared.session.actor_id };
       await runs.start(ids, subscriber, (emit, signal) => runtime.chat(prepared, body.message, { emit, signal, stream: true }));
-      const sse = openSse(request, reply);
+      const sse = streams.start(request, reply);
       sink = (ev) => {
         sse.send(ev);
         if (TERMINAL_EVENTS.has(ev.type)) sse.end();

@@ -4,12 +4,11 @@ import type { Principal } from '../../../core/primitives/auth.ts';
 import { type AgentDeps } from './deps.ts';
 import type { SessionEntry } from './runtime/sessions.ts';
 import { CancelResponse, CleanupQuery, CleanupResponse, Deleted, EventStream, HistoryResponse, NameParams, SessionList, SessionParams, StatusResponse } from './schemas.ts';
-import { openSse } from './sse.ts';
 
 const tags = ['agents'];
 
 /** Sessions of an agent: list, history, status, reconnect, cancel, delete, cleanup. */
-export function sessionRoutes(app: FastifyInstance, { runtime, runs }: AgentDeps): void {
+export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: streams }: AgentDeps): void {
   const mine = (s: SessionEntry, who: Principal) => who.is_admin || s.actor_id === who.id;
 
   /** The session, checked against the caller; 404 when neither history nor a run exists. */
@@ -84,7 +83,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs }: AgentDeps
       const { name, session_id } = request.params as { name: string; session_id: string };
       const { spec, run } = await session(name, session_id, request.principal!);
       if (!run) throw notFound('SB_ERR_AGENT_NO_RUN', `Session '${session_id}' of agent '${name}' has no streamed run to reconnect to`);
-      const sse = openSse(request, reply);
+      const sse = streams.start(request, reply);
       for await (const ev of runs.follow(spec.name, session_id, sse.closed)) sse.send(ev);
       sse.end();
     },
