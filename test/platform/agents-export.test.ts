@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { tempDir } from '../helpers/app.ts';
+import { agentApp, HEADER_AUTH, listen, llmRequests } from '../agents/helpers.ts';
+
+const run = promisify(execFile);
+const call = (id: string, name: string, input: Record<string, unknown>) => ({ id, name, input });
+
+t.test('export: standalone script with sub-agents, errors as text, and a refreshed token from a token endpoint', async (t) => {
+  const steps = [{ tool_calls: [call('e1', 'call_helper', { message: 'check' }), call('e2', 'bogus', {})] }, { content: 'checked' }, { content: 'All good.' }];
+  const app = await agentApp(t, { steps, config: { provider_packages: [HEADER_AUTH], providers: { auth: { default: 'hdr', instances: { hdr: { type: 'test_header' } } } } } });
+  const owner = { 'x-test-user': 'exporter' };
+  await app.inject({ method: 'POST', url: '/api/v1/agents', headers: owner, payload: { name: 'helper', model: 'm', hooks: { auto_memory: false } } });
+  const made = await app.inject({ method: 'POST', url: '/api/v1/agents', headers: owner, payload: { name: 'exp', model: 'm', hooks: { auto_memory: false }, primitives: { agents: { enabled: true, tools: ['helper'] } } } });
+  t.equal(made.statusCode, 201, made.body);
+  const server = (await app.inject({ method: 'POST', url: '/api/v1/agents/exp/chat', headers: owner, payload: { message: 'Check it' } })).json();
+  t.equal(server.response, 'All good.');
+
+  // A token endpoint issuing short-lived tokens: the script must come back for a new one.
+  let issued = 0;
+  const tokens = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const form = new URLSearchParams(body);
+      if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') !== 's3cret') {
+        res.writeHead(401).end();
+        return;
+      }
+      issued++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'user:exporter', expires_in: 30, token_type: 'Bearer' }));
+    });
+  });
+  await new Promise<void>((r) => tokens.listen(0, '127.0.0.1', r));
+  t.teardown(() => tokens.close());
+  const tokenUrl = `http://127.0.0.1:${(tokens.address() as AddressInfo).port}/token`;
+
+  const base = await listen(t, app);
+  const res = await fetch(`${base}/api/v1/agents/exp/export`, { headers: owner });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'text/x-python; charset=utf-8');
+  t.equal(res.headers.get('content-disposition'), 'attachment; filename="exp.py"');
+  const script = await res.text();
+  t.notMatch(script, /exporter/, 'no caller identity or credential is baked into the script');
+  const file = join(tempDir('sb-export-'), 'exp.py');
+  writeFileSync(file, script);
+  const env = { PATH: process.env.PATH, SWITCHBOARD_URL: base, SWITCHBOARD_TOKEN_URL: tokenUrl, SWITCHBOARD_CLIENT_ID: 'cli', SWITCHBOARD_CLIENT_SECRET: 's3cret' };
+  const out = await run('python3', ['-I', file, '--json', 'Check it'], { env, timeout: 30_000 });
+  const result = JSON.parse(out.stdout) as { response: string; tools_called: string[]; turns_used: number };
+  t.equal(result.response, server.response, 'same answer as the server-side chat');
+  t.same(result.tools_called, ['call_helper', 'bogus']);
+  t.same(llmRequests(app)[5]!.messages.at(-1), llmRequests(app)[2]!.messages.at(-1), 'same tool results, the sub-agent answer and the unknown-tool error, went back to the model');
+  t.ok(issued >= 2, `tokens are refreshed before they expire (issued ${issued})`);
+
+  const denied = await run('python3', ['-I', file, 'hi'], { env: { ...env, SWITCHBOARD_CLIENT_SECRET: 'wrong' }, timeout: 30_000 }).then(
+    () => 'ran',
+    (e: { code?: number; stderr?: string }) => e.stderr ?? '',
+  );
+  t.match(denied, /HTTP Error 401|401/, 'a refused token request stops the script with the status');
+});
