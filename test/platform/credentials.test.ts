@@ -47,7 +47,8 @@ t.test('write, read masked, delete one attribute', async (t) => {
   t.equal(read.json().attributes.openai_api_key, '****9876');
   t.notOk(read.body.includes(SECRET.slice(0, 12)));
   const raw = await app.sb.store.collection<Record<string, string>>('platform_credentials').get('noop');
-  t.equal(raw?.openai_api_key, SECRET, 'the store keeps the real value for providers');
+  t.ok(raw?.openai_api_key, 'the attribute is in the core store');
+  t.notOk(JSON.stringify(raw).includes(SECRET.slice(-8)), 'encrypted at rest: no part of the value is in clear');
 
   t.equal((await app.inject({ method: 'DELETE', url: `${url}/pin` })).statusCode, 204);
   const again = await app.inject({ method: 'DELETE', url: `${url}/pin` });
@@ -78,15 +79,21 @@ t.test('attributes belong to their principal', async (t) => {
 });
 
 t.test('attributes survive a restart on the SQLite store', async (t) => {
+  // The same DATA_DIR keeps the same generated ENCRYPTION_KEY, as a real restart would.
   const dataDir = tempDir();
-  const first = await makeApp(t, {}, { store: await openStore({ backend: 'sqlite', dataDir }) });
+  const env = { DATA_DIR: dataDir };
+  const first = await makeApp(t, {}, { env, store: await openStore({ backend: 'sqlite', dataDir }) });
   await first.inject({ method: 'PUT', url, payload: { attributes: { openai_api_key: SECRET } } });
   await first.close();
   await first.sb.store.close();
   const store = await openStore({ backend: 'sqlite', dataDir });
   t.teardown(() => store.close());
-  const second = await makeApp(t, {}, { store });
+  const second = await makeApp(t, {}, { env, store });
   t.same((await second.inject({ method: 'GET', url })).json(), { attributes: { openai_api_key: '****9876' } });
+  // Another DATA_DIR means another generated key (unless ENCRYPTION_KEY pins one): the value cannot be opened, and is not guessed at.
+  if (process.env.ENCRYPTION_KEY) return;
+  const otherKey = await makeApp(t, {}, { env: { DATA_DIR: tempDir() }, store });
+  t.same((await otherKey.inject({ method: 'GET', url })).json(), { attributes: { openai_api_key: '****' } }, 'undecryptable values show fully masked');
 });
 
 t.test('status: source follows server_credentials mode and what the caller has', async (t) => {

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
 import { callerCredentials } from '../credentials-headers.ts';
-import { attributesOf, masked } from './attributes.ts';
+import { loadSecrets } from '../../../core/secrets.ts';
+import { credentialVault } from './attributes.ts';
 import { credentialsSettings, type CredentialsSettings } from './settings.ts';
 
 const tags = ['credentials'];
@@ -43,30 +44,27 @@ function resolveSource(settings: CredentialsSettings, hasHeaders: boolean, hasPr
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Validated at registration so a bad section stops startup with the key named.
   const settings = credentialsSettings(app.sb.settings.config.platform);
-  const attrs = attributesOf(app.sb.store);
+  const vault = credentialVault(app.sb.store, loadSecrets(app.sb.settings.dataDir, process.env).encryptionKey);
   const principalId = (request: { principal?: { id: string } }) => request.principal!.id;
 
   app.get('/', { schema: { tags, summary: 'Masked credential attributes of the caller', response: { 200: MaskedAttributes } } }, async (request) => ({
-    attributes: masked((await attrs.get(principalId(request))) ?? {}),
+    attributes: await vault.masked(principalId(request)),
   }));
 
   app.put(
     '/',
     { schema: { tags, summary: 'Write credential attributes of the caller (merged with those stored)', body: WriteAttributes, response: { 200: MaskedAttributes } } },
     async (request) => {
-      const id = principalId(request);
-      const next = { ...((await attrs.get(id)) ?? {}), ...request.body.attributes };
-      await attrs.set(id, next);
-      return { attributes: masked(next) };
+      return { attributes: await vault.write(principalId(request), request.body.attributes) };
     },
   );
 
   app.get('/status', { schema: { tags, summary: 'How credentials are resolved for the caller', response: { 200: Status } } }, async (request) => {
     const creds = callerCredentials(request.headers);
     const hasHeaders = Object.keys(creds.service).length > 0 || Boolean(creds.cloud?.accessKeyId);
-    const stored = settings.server_credentials === 'always' ? undefined : await attrs.get(principalId(request));
+    const hasProfile = settings.server_credentials !== 'always' && (await vault.has(principalId(request)));
     return {
-      source: resolveSource(settings, hasHeaders, Boolean(stored && Object.keys(stored).length > 0)),
+      source: resolveSource(settings, hasHeaders, hasProfile),
       aws_configured: Boolean(settings.cloud_role_arn),
       server_credentials: settings.server_credentials,
       required_credentials: settings.required_credentials,
@@ -77,13 +75,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/:key',
     { schema: { tags, summary: 'Delete one credential attribute', params: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const id = principalId(request);
-      const current = (await attrs.get(id)) ?? {};
       const { key } = request.params;
-      if (!Object.hasOwn(current, key)) throw notFound('SB_ERR_CREDENTIALS_NOT_FOUND', `No credential attribute '${key}' is stored for you`);
-      const { [key]: _removed, ...rest } = current;
-      if (Object.keys(rest).length === 0) await attrs.delete(id);
-      else await attrs.set(id, rest);
+      if (!(await vault.remove(principalId(request), key))) throw notFound('SB_ERR_CREDENTIALS_NOT_FOUND', `No credential attribute '${key}' is stored for you`);
       return reply.code(204).send(null);
     },
   );
