@@ -1,12 +1,127 @@
+import MiniSearch from 'minisearch';
 import type { Store } from '../../../core/store.ts';
-import type { AgentRecord } from './records.ts';
+import type { AgentRecord, TrustLevel } from './records.ts';
 import { IndexedCollection } from './repository.ts';
 
+/** Trust weights of the discovery score (ANCHOR-FACTS: unverified 0, community 0.2, verified 0.5, trusted 1.0). */
+export const TRUST_WEIGHT: Record<TrustLevel, number> = { unverified: 0, community: 0.2, verified: 0.5, trusted: 1 };
+
+/** `Code Review`, `code_review` and `code-review` name the same skill. */
+export function skillKey(s: string): string {
+  return s.trim().toLowerCase().replace(/[\s_-]+/g, '-');
+}
+
+interface Prepared {
+  /** normalised skill key -> the agent's own spelling of the skill name */
+  skills: Map<string, string>;
+  tags: Set<string>;
+}
+
+export interface DiscoveryHit {
+  agent: AgentRecord;
+  relevance_score: number;
+  matching_skills: string[];
+}
+
+/**
+ * A2A agent cards. Discovery keeps per-agent skill/tag sets and a MiniSearch
+ * index, both rebuilt lazily after a change, so a discovery over 10,000 agents
+ * is a set lookup per agent rather than string work.
+ */
 export class AgentRepository {
   readonly index: IndexedCollection<AgentRecord>;
+  private prepared?: Map<string, Prepared>;
+  private search?: MiniSearch<{ id: string; name: string; description: string; skills: string; tags: string }>;
+
   constructor(store: Store) {
     this.index = new IndexedCollection<AgentRecord>(store, 'registry_agents', (a) => a.path);
+    this.index.onChange(() => {
+      this.prepared = undefined;
+      this.search = undefined;
+    });
   }
-  load = () => this.index.load();
-  sync = () => this.index.sync();
+
+  load = async () => {
+    await this.index.load();
+    this.prepared = undefined;
+    this.search = undefined;
+  };
+  sync = async () => {
+    const before = this.index.list();
+    await this.index.sync();
+    if (this.index.list() !== before) {
+      this.prepared = undefined;
+      this.search = undefined;
+    }
+  };
+
+  private prep(): Map<string, Prepared> {
+    if (!this.prepared) {
+      const m = new Map<string, Prepared>();
+      for (const a of this.index.list()) {
+        const skills = new Map<string, string>();
+        const tags = new Set(a.tags.map((t) => t.toLowerCase()));
+        for (const s of a.skills) {
+          skills.set(skillKey(s.name), s.name);
+          if (s.id) skills.set(skillKey(s.id), s.name);
+          for (const t of s.tags ?? []) tags.add(t.toLowerCase());
+        }
+        m.set(a.path, { skills, tags });
+      }
+      this.prepared = m;
+    }
+    return this.prepared;
+  }
+
+  /** Score = 0.6 x matched-skill fraction + 0.2 x matched-tag fraction + 0.2 x trust; agents matching no skill are left out. */
+  discover(skills: string[], tags: string[], include: (a: AgentRecord) => boolean, max: number): DiscoveryHit[] {
+    const wantSkills = [...new Set(skills.map(skillKey).filter(Boolean))];
+    const wantTags = [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
+    const prepared = this.prep();
+    const hits: DiscoveryHit[] = [];
+    for (const a of this.index.list()) {
+      const p = prepared.get(a.path)!;
+      let matched: string[] | undefined;
+      for (const k of wantSkills) {
+        const name = p.skills.get(k);
+        if (name !== undefined) (matched ??= []).push(name);
+      }
+      if (!matched || !include(a)) continue;
+      const tagHits = wantTags.length ? wantTags.filter((t) => p.tags.has(t)).length / wantTags.length : 0;
+      const score = 0.6 * (matched.length / wantSkills.length) + 0.2 * tagHits + 0.2 * TRUST_WEIGHT[a.trust_level];
+      hits.push({ agent: a, relevance_score: Math.round(score * 10000) / 10000, matching_skills: [...new Set(matched)] });
+    }
+    hits.sort((x, y) => y.relevance_score - x.relevance_score || (x.agent.path < y.agent.path ? -1 : 1));
+    return hits.slice(0, max);
+  }
+
+  /** Lexical ranking (BM25 via MiniSearch) over name, description, skills and tags; scores scaled to 0..1 against the best hit. */
+  semantic(query: string, include: (a: AgentRecord) => boolean, max: number): Array<{ agent: AgentRecord; relevance_score: number }> {
+    if (!this.search) {
+      const ms = new MiniSearch<{ id: string; name: string; description: string; skills: string; tags: string }>({
+        fields: ['name', 'description', 'skills', 'tags'],
+        searchOptions: { boost: { name: 3, skills: 2, tags: 1.5 }, prefix: true, fuzzy: 0.2 },
+      });
+      ms.addAll(
+        this.index.list().map((a) => ({
+          id: a.path,
+          name: a.name,
+          description: a.description,
+          skills: a.skills.map((s) => `${s.name} ${s.description ?? ''} ${(s.tags ?? []).join(' ')}`).join(' '),
+          tags: a.tags.join(' '),
+        })),
+      );
+      this.search = ms;
+    }
+    const results = this.search.search(query, { combineWith: 'OR' });
+    const out: Array<{ agent: AgentRecord; relevance_score: number }> = [];
+    const top = results[0]?.score ?? 1;
+    for (const r of results) {
+      const a = this.index.get(r.id as string);
+      if (!a || !include(a)) continue;
+      out.push({ agent: a, relevance_score: Math.round((r.score / top) * 10000) / 10000 });
+      if (out.length >= max) break;
+    }
+    return out;
+  }
 }

@@ -1,0 +1,20 @@
+import type { UserContext } from '../auth/context.ts';
+import { serverVisible } from './access.ts';
+import type { Catalog } from './context.ts';
+import type { ServerRecord } from './records.ts';
+
+/** `query` matches case-insensitively against path, name, description and tags. */
+export function matchesQuery(s: ServerRecord, q: string): boolean {
+  if (!q) return true;
+  const needle = q.toLowerCase();
+  return s.path.toLowerCase().includes(needle) || s.server_name.toLowerCase().includes(needle) || s.description.toLowerCase().includes(needle) || s.tags.some((t) => t.toLowerCase().includes(needle));
+}
+
+/** The servers a caller may see, in path order (admins skip the per-item check). */
+export function visibleServers(catalog: Catalog, user: UserContext, query = ''): ServerRecord[] {
+  const all = catalog.servers.list();
+  const everything = user.is_admin && !user.resource;
+  const q = query.trim();
+  if (everything && !q) return all as ServerRecord[];
+  return all.filter((s) => (everything || serverVisible(user, s)) && matchesQuery(s, q));
+}
