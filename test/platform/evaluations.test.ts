@@ -5,6 +5,8 @@ import t from 'tap';
 import type { EvaluationsProvider } from '../../core/primitives/evaluations.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { EVALUATIONS_CASES, evaluationsSuite } from '../conformance/evaluations.ts';
+// tap's overloaded `test` does not match the kit's Runner signature in TypeScript; at runtime it is the same.
+import type { Runner } from '../conformance/kit.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 
 /**
@@ -184,7 +186,7 @@ t.test('a score-recording provider serves the score routes; its types are enforc
 
 t.test('the score-recording fixture passes the evaluations conformance suite (score cases included)', async (t) => {
   const mod = (await import(pathToFileURL(join(recorderPackage(), 'index.mjs')).href)) as { providers: ProviderFactory<EvaluationsProvider>[] };
-  await evaluationsSuite(t, {
+  await evaluationsSuite(t as unknown as Runner, {
     make: async () => mod.providers[0]!.create('recorder', {}, {} as never),
     skip: [{ reason: 'online configs are managed-cloud only', tests: [EVALUATIONS_CASES.onlineConfigs] }],
   });
