@@ -1,36 +1,170 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
-import { adminBasic, asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
+import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 
-const form = (o: Record<string, string>) => ({ payload: new URLSearchParams(o).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
+const weather = { name: 'Weather', description: 'Forecasts', path: '/weather', proxy_pass_url: 'http://127.0.0.1:9/mcp' };
 
-t.test('programmatic register, read, update, delete with admin and limited users', async (t) => {
-  const app = await makeApp(t);
+async function setup(t: Parameters<typeof makeApp>[0], config: Record<string, unknown> = {}) {
+  const app = await makeApp(t, config);
+  // A limited operator: may toggle and modify /weather only, sees /weather only.
+  await withScope(app, {
+    _id: 'weather-ops',
+    server_access: [{ server: 'weather', methods: ['all'], tools: ['all'] }],
+    ui_permissions: { list_service: ['/weather'], toggle_service: ['/weather'], modify_service: ['/weather'] },
+  });
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
   const reader = await asUser(app, ['mcp-registry-user'], 'bob');
+  const ops = await asUser(app, ['weather-ops'], 'olga');
+  const nobody = await asUser(app, ['no-such-scope'], 'nina');
+  const register = (headers: Record<string, string>, fields: Record<string, string>) =>
+    app.inject({ method: 'POST', url: '/api/servers/register', payload: form(fields), headers: { ...FORM, ...headers } });
+  return { app, admin, reader, ops, nobody, register };
+}
 
-  const reg = await app.inject({
-    method: 'POST', url: '/api/servers/register',
-    ...form({ name: 'Weather', description: 'Forecasts', path: '/weather', proxy_pass_url: 'http://127.0.0.1:9/mcp', tags: 'a, b,a', num_tools: '2', is_python: 'true' }),
-    headers: { ...form({}).headers, ...admin },
-  });
+t.test('register: 201 summary, 409 on duplicates, 403/401 denials, 400/422 bad input', async (t) => {
+  const { app, admin, reader, ops, register } = await setup(t);
+  const reg = await register(admin, { ...weather, tags: 'a, b,a', num_tools: '2', is_python: 'true' });
   t.equal(reg.statusCode, 201, reg.body);
   t.same(reg.json(), { message: 'Service /weather registered', path: '/weather', server_name: 'Weather', name: 'Weather', version: 'v1.0.0', is_enabled: true, health_status: 'unknown', auth_scheme: 'none', auth_header_name: null, auth_credential_encrypted: false });
 
-  const again = await app.inject({ method: 'POST', url: '/api/servers/register', ...form({ name: 'W', description: 'd', path: '/weather', proxy_pass_url: 'http://x' }), headers: { ...form({}).headers, ...admin } });
-  t.equal(again.statusCode, 409);
-  t.equal(again.json().code, 'SB_ERR_REGISTRY_SERVER_EXISTS');
+  const dup = await register(admin, { ...weather, name: 'Other' });
+  t.equal(dup.statusCode, 409);
+  t.same(Object.keys(dup.json()).sort(), ['code', 'detail']);
+  t.equal(dup.json().code, 'SB_ERR_REGISTRY_SERVER_EXISTS');
 
-  const denied = await app.inject({ method: 'POST', url: '/api/servers/register', ...form({ name: 'X', description: 'd', path: '/x', proxy_pass_url: 'http://x' }), headers: { ...form({}).headers, ...reader } });
-  t.equal(denied.statusCode, 403);
-  const anon = await app.inject({ method: 'POST', url: '/api/servers/register', ...form({ name: 'X', description: 'd', path: '/x', proxy_pass_url: 'http://x' }) });
-  t.equal(anon.statusCode, 401);
+  // server_name is accepted in place of name (the spec's example requests use it).
+  const json = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { server_name: 'Time', description: 'Clock', path: '/time/', proxy_pass_url: 'http://127.0.0.1:9' } });
+  t.equal(json.statusCode, 201, json.body);
+  t.equal(json.json().path, '/time', 'trailing slash normalised');
 
-  const got = await app.inject({ method: 'GET', url: '/api/servers/weather', headers: reader });
-  t.equal(got.statusCode, 200, got.body);
-  t.equal(got.json().server_name, 'Weather');
-  t.same(got.json().tags, ['a', 'b']);
-  t.notOk('proxy_pass_url' in got.json(), 'backend hidden from non-admins in gateway mode');
-  const gotAdmin = await app.inject({ method: 'GET', url: '/api/servers/weather', headers: admin });
-  t.equal(gotAdmin.json().proxy_pass_url, 'http://127.0.0.1:9/mcp');
+  t.equal((await register(reader, { ...weather, path: '/x' })).statusCode, 403, 'reader lacks register_service');
+  t.equal((await register(ops, { ...weather, path: '/x' })).statusCode, 403, 'ops may modify /weather but not register');
+  t.equal((await app.inject({ method: 'POST', url: '/api/servers/register', payload: form(weather), headers: FORM })).statusCode, 401);
+
+  const missing = await register(admin, { name: 'X', path: '/x' });
+  t.equal(missing.statusCode, 422);
+  t.same(missing.json().detail.map((d: { loc: string[] }) => d.loc.join('.')).sort(), ['body.description', 'body.proxy_pass_url']);
+  for (const [fields, code] of [
+    [{ ...weather, path: 'nope' }, 'SB_ERR_REGISTRY_INVALID_PATH'],
+    [{ ...weather, path: '/a/../b' }, 'SB_ERR_REGISTRY_INVALID_PATH'],
+    [{ ...weather, path: '/health' }, 'SB_ERR_REGISTRY_INVALID_PATH'],
+    [{ ...weather, path: '/y', proxy_pass_url: 'ftp://x' }, 'SB_ERR_REGISTRY_INVALID_URL'],
+    [{ ...weather, path: '/y', status: 'retired' }, 'SB_ERR_REGISTRY_INVALID_FIELD'],
+    [{ ...weather, path: '/y', metadata: '{oops' }, 'SB_ERR_REGISTRY_INVALID_FIELD'],
+    [{ ...weather, path: '/y', num_tools: '-1' }, 'SB_ERR_REGISTRY_INVALID_FIELD'],
+  ] as const) {
+    const r = await register(admin, fields);
+    t.equal(r.statusCode, 400, `${JSON.stringify(fields)} -> 400`);
+    t.equal(r.json().code, code);
+  }
 });
+
+t.test('versions: a new version is added and becomes latest; a duplicate is 409', async (t) => {
+  const { app, admin, ops, reader, register } = await setup(t);
+  t.equal((await register(admin, { ...weather, version: 'v1.0.0' })).statusCode, 201);
+  t.equal((await register(admin, { ...weather, version: 'v1.0.0' })).statusCode, 409, 'same version again');
+  const v2 = await register(admin, { ...weather, version: 'v2.0.0', status: 'beta' });
+  t.equal(v2.statusCode, 201, v2.body);
+  const versions = await app.inject({ url: '/api/servers/weather/versions', headers: reader });
+  t.same(versions.json().map((v: { version: string; is_latest: boolean }) => [v.version, v.is_latest]), [['v1.0.0', false], ['v2.0.0', true]]);
+  const add = (headers: Record<string, string>, version: string) => app.inject({ method: 'POST', url: '/api/servers/weather/versions', headers, payload: { version } });
+  t.equal((await add(ops, 'v3.0.0')).statusCode, 201);
+  t.equal((await add(ops, 'v3.0.0')).statusCode, 409);
+  t.equal((await add(reader, 'v4.0.0')).statusCode, 403);
+  t.equal((await app.inject({ url: '/api/servers/weather', headers: reader })).json().version, 'v3.0.0');
+});
+
+t.test('read: visibility, proxy_pass_url by deployment mode, 404 and 403', async (t) => {
+  const { app, admin, reader, ops, nobody, register } = await setup(t);
+  await register(admin, weather);
+  await register(admin, { ...weather, name: 'Secret', path: '/secret' });
+  const get = (url: string, headers: Record<string, string>) => app.inject({ url, headers });
+
+  const asReader = await get('/api/servers/weather', reader);
+  t.equal(asReader.statusCode, 200);
+  t.notOk('proxy_pass_url' in asReader.json(), 'hidden from non-admins in gateway mode');
+  t.equal((await get('/api/servers/weather', admin)).json().proxy_pass_url, 'http://127.0.0.1:9/mcp');
+  t.equal((await get('/api/servers/weather', ops)).statusCode, 200);
+  t.equal((await get('/api/servers/secret', ops)).statusCode, 403, 'outside the caller scope');
+  t.equal((await get('/api/servers/secret', nobody)).statusCode, 403);
+  t.equal((await get('/api/servers/nope', admin)).statusCode, 404);
+  t.equal((await get('/api/servers/weather', {})).statusCode, 401);
+
+  t.same((await get('/api/servers', ops)).json().servers.map((s: { path: string }) => s.path), ['/weather']);
+  t.same((await get('/api/servers', reader)).json().servers.map((s: { path: string }) => s.path), ['/secret', '/weather']);
+  t.same((await get('/api/servers', nobody)).json().servers, []);
+  t.same((await get('/api/servers?query=secr', admin)).json().servers.map((s: { path: string }) => s.path), ['/secret']);
+
+  const bound = { authorization: `Bearer ${await mintToken(app, { username: 'alice', scopes: ['mcp-registry-admin'], resource: { type: 'server', id: 'weather' } })}` };
+  t.equal((await get('/api/servers/weather', bound)).statusCode, 200, 'bound token reaches its server');
+  t.notOk('proxy_pass_url' in (await get('/api/servers/weather', bound)).json(), 'a bound admin token is not an admin for backend URLs');
+  t.equal((await get('/api/servers/secret', bound)).statusCode, 403, 'bound token refused elsewhere');
+  t.equal((await get('/api/servers', bound)).statusCode, 403, 'bound token cannot list');
+
+  const regOnly = await setup(t, { registry: { deployment_mode: 'registry-only' } });
+  await regOnly.register(regOnly.admin, weather);
+  t.equal((await regOnly.app.inject({ url: '/api/servers/weather', headers: regOnly.reader })).json().proxy_pass_url, 'http://127.0.0.1:9/mcp', 'registry-only shows backends to all');
+});
+
+t.test('update, toggle, delete, groups with grants and denials', async (t) => {
+  const { app, admin, reader, ops, register } = await setup(t);
+  await register(admin, weather);
+  await register(admin, { ...weather, name: 'Secret', path: '/secret' });
+
+  const put = (url: string, headers: Record<string, string>, fields: Record<string, string>) => app.inject({ method: 'PUT', url, headers: { ...FORM, ...headers }, payload: form(fields) });
+  const upd = await put('/api/servers/weather', ops, { description: 'Better forecasts', tags: 'x', status: 'deprecated' });
+  t.equal(upd.statusCode, 200, upd.body);
+  t.match(upd.json(), { description: 'Better forecasts', tags: ['x'], status: 'deprecated', server_name: 'Weather' });
+  t.equal((await put('/api/servers/secret', ops, { description: 'mine now' })).statusCode, 403);
+  t.equal((await put('/api/servers/weather', reader, { description: 'no' })).statusCode, 403);
+  t.equal((await put('/api/servers/weather', ops, { path: '/elsewhere' })).statusCode, 400, 'path cannot change');
+  t.equal((await put('/api/servers/missing', admin, { description: 'x' })).statusCode, 404);
+
+  const toggle = (headers: Record<string, string>, path: string, new_state: string) => app.inject({ method: 'POST', url: '/api/servers/toggle', headers: { ...FORM, ...headers }, payload: form({ path, new_state }) });
+  const off = await toggle(ops, '/weather', 'false');
+  t.same(off.json(), { path: '/weather', is_enabled: false, message: 'Service /weather disabled' });
+  t.equal((await toggle(ops, '/secret', 'false')).statusCode, 403);
+  t.equal((await toggle(reader, '/weather', 'true')).statusCode, 403);
+  t.equal((await toggle(admin, '/weather', 'maybe')).statusCode, 400);
+  t.equal((await toggle(admin, '/nope', 'true')).statusCode, 404);
+  t.equal((await toggle(admin, '/weather', 'true')).json().is_enabled, true);
+
+  const groups = (headers: Record<string, string>, op: string, server_name: string, group_names: string) => app.inject({ method: 'POST', url: `/api/servers/groups/${op}`, headers: { ...FORM, ...headers }, payload: form({ server_name, group_names }) });
+  t.same((await groups(admin, 'add', 'secret', 'finance, legal')).json().groups, ['finance', 'legal']);
+  t.equal((await groups(reader, 'add', 'secret', 'x')).statusCode, 403);
+  t.equal((await groups(admin, 'add', 'nothing', 'x')).statusCode, 404);
+  // Group membership grants visibility to members of the group.
+  const member = { authorization: `Bearer ${await mintToken(app, { username: 'fay', groups: ['finance'], scopes: ['finance'] })}` };
+  t.equal((await app.inject({ url: '/api/servers/secret', headers: member })).statusCode, 200);
+  t.same((await groups(admin, 'remove', 'Secret', 'finance')).json().groups, ['legal'], 'found by display name too');
+  t.equal((await app.inject({ url: '/api/servers/secret', headers: member })).statusCode, 403);
+
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/servers/secret', headers: ops })).statusCode, 403);
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/servers/weather', headers: reader })).statusCode, 403);
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/servers/weather', headers: ops })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/servers/weather', headers: admin })).statusCode, 404);
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/servers/weather', headers: admin })).statusCode, 404);
+});
+
+t.test('ratings 1-5, one per user', async (t) => {
+  const { app, admin, reader, ops, register } = await setup(t);
+  await register(admin, weather);
+  await register(admin, { ...weather, name: 'Secret', path: '/secret' });
+  const rate = (headers: Record<string, string>, url: string, payload: unknown) => app.inject({ method: 'POST', url, headers, payload: payload as object });
+  t.equal((await rate(reader, '/api/servers/weather/rating', { rating: 4 })).statusCode, 201);
+  const r = await rate(admin, '/api/servers/weather/rating', { rating: 2, comment: 'meh' });
+  t.equal(r.statusCode, 201);
+  t.match(r.json(), { num_stars: 3, num_ratings: 2 });
+  t.match((await rate(reader, '/api/servers/weather/rating', { rating: 5 })).json(), { num_stars: 3.5, num_ratings: 2 }, 'a second rating replaces the first');
+  t.equal((await rate(reader, '/api/servers/weather/rating', { rating: 6 })).statusCode, 400);
+  t.equal((await rate(reader, '/api/servers/weather/rating', { rating: 0 })).statusCode, 400);
+  t.equal((await rate(reader, '/api/servers/weather/rating', { rating: 'five' })).statusCode, 422);
+  t.equal((await rate(ops, '/api/servers/secret/rating', { rating: 5 })).statusCode, 403);
+  const got = await app.inject({ url: '/api/servers/weather/rating', headers: ops });
+  t.equal(got.statusCode, 200);
+  t.equal(got.json().rating_details.length, 2);
+  t.equal((await app.inject({ url: '/api/servers/weather', headers: reader })).json().num_stars, 3.5);
+});
+
