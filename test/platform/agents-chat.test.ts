@@ -141,6 +141,10 @@ t.test('tool catalog has every key of spec 4.1; agents list their tools', async 
   t.same(Object.keys(cat), ['memory', 'code_interpreter', 'browser', 'tools', 'identity', 'shared_memory', 'task_board', 'agent_management', 'agents']);
   t.same(cat.memory.map((x: { name: string }) => x.name), ['remember', 'recall', 'search_memory', 'forget', 'list_memories']);
   t.same(cat.shared_memory.map((x: { name: string }) => x.name), ['share_finding', 'read_shared', 'search_shared', 'list_shared']);
+  t.same(cat.code_interpreter.map((x: { name: string }) => x.name), ['execute_code']);
+  t.same(cat.browser.map((x: { name: string }) => x.name), ['navigate', 'read_page', 'click', 'type_text', 'screenshot', 'evaluate_js']);
+  t.same(cat.tools.map((x: { name: string }) => x.name), ['search_tools', 'invoke_tool']);
+  t.same([cat.identity, cat.task_board, cat.agent_management], [[], [], []], 'no tools listed that cannot run yet');
   t.same(cat.agents.map((x: { name: string }) => x.name), ['call_boss', 'call_helper']);
   const tools = (await app.inject({ url: '/api/v1/agents/boss/tools' })).json();
   t.same(tools, { agent_name: 'boss', tools: [{ name: 'call_helper', description: "Delegate to agent 'helper': Helps. Returns its answer.", primitive: 'agents', provider: 'switchboard' }] });
@@ -181,4 +185,34 @@ t.test('two replicas sharing one store: status, reconnect and cancel work from t
   t.equal(replay[0]!.type, 'stream_start');
   t.equal(replay.at(-1)!.type, 'cancelled', 'replica A stopped the run when B asked');
   t.equal((await a.inject({ url: '/api/v1/agents/x/sessions/r1/status' })).json().status, 'idle');
+});
+
+t.test('code interpreter, browser and tools registry as agent tools: offered only when the provider can run them', async (t) => {
+  const { fileURLToPath } = await import('node:url');
+  const echoCi = fileURLToPath(new URL('../agents/fixtures/echo-ci', import.meta.url));
+  const app = await agentApp(t, {
+    config: { provider_packages: [echoCi], providers: { code_interpreter: { default: 'echo', instances: { echo: { type: 'test_echo' } } } } },
+    steps: [
+      { tool_calls: [call('x1', 'execute_code', { code: 'print(1)', language: 'echo' }), call('x2', 'search_tools', { query: 'weather' })] },
+      { tool_calls: [call('x3', 'execute_code', { code: 'second' })] },
+      { content: 'done' },
+    ],
+  });
+  await app.inject({ method: 'POST', url: '/api/v1/tools', payload: { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } } });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm', primitives: { code_interpreter: { enabled: true }, browser: { enabled: true }, tools: { enabled: true } } } });
+  const listed = (await app.inject({ url: '/api/v1/agents/a/tools' })).json().tools;
+  const byName = Object.fromEntries(listed.map((x: { name: string; primitive: string; provider: string }) => [x.name, `${x.primitive}/${x.provider}`]));
+  t.equal(byName.execute_code, 'code_interpreter/echo');
+  t.equal(byName.search_tools, 'tools/noop');
+  t.notOk(byName.navigate, 'the noop browser cannot navigate, so navigate is not offered');
+  t.notOk(byName.invoke_tool, 'the noop registry cannot invoke, so invoke_tool is not offered');
+
+  const ci = app.sb.providers.get('code_interpreter', 'echo') as unknown as { log: string[] };
+  t.same(ci.log, [], 'listing tools opens no session');
+  const r = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'run' } });
+  t.equal(r.json().response, 'done');
+  const first = (llmRequests(app)[1]!.messages.at(-1) as { tool_results: Array<{ content: string }> }).tool_results;
+  t.match(JSON.parse(first[0]!.content), { stdout: 'print(1)', exit_code: 0 });
+  t.match(JSON.parse(first[1]!.content), [{ name: 'get_weather' }], 'search_tools found the registered tool');
+  t.same(ci.log, ['open ci-1', 'exec ci-1', 'exec ci-1', 'close ci-1'], 'one session, opened on first use, reused, closed at the end of the run');
 });

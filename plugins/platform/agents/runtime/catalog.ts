@@ -39,6 +39,8 @@ export interface BindEnv {
   resolve<P extends ProviderBase>(primitive: PrimitiveName): P;
   /** Remove operator-denied top-level metadata keys (spec 4.8) before a tool returns records. */
   stripMetadata(primitive: string, metadata: Record<string, unknown>): Record<string, unknown>;
+  /** Register cleanup for the end of the run (e.g. close a session a tool opened lazily). */
+  defer(fn: () => Promise<unknown>): void;
   /** Run another agent as a tool; returns its final answer. */
   runSubAgent(name: string, message: string, call: ToolCallEnv): Promise<string>;
 }

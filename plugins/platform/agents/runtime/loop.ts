@@ -99,7 +99,8 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     const req: CompletionRequest = {
       model: spec.model,
       system: spec.system_prompt,
-      messages,
+      // A snapshot: providers (and their test doubles) may keep the request after we append to it.
+      messages: [...messages],
       temperature: spec.temperature,
       ...(toolDefs.length ? { tools: toolDefs } : {}),
       ...(spec.max_tokens ? { max_tokens: spec.max_tokens } : {}),

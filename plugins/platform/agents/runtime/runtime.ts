@@ -94,7 +94,8 @@ export class AgentRuntime {
     return { spec, caller, llm, memory, session: { agent_name: spec.name, session_id, actor_id, history } };
   }
 
-  async tools(spec: AgentSpec, caller: Caller, depth = 0): Promise<BoundTool[]> {
+  /** The agent's tools for one run; `defer` collects cleanup (sessions tools opened) for the run's end. */
+  async tools(spec: AgentSpec, caller: Caller, depth = 0, defer: (fn: () => Promise<unknown>) => void = () => {}): Promise<BoundTool[]> {
     const env: BindEnv = {
       agent: spec,
       principal: caller.principal,
@@ -102,6 +103,7 @@ export class AgentRuntime {
       specs: this.specs,
       resolve: <P extends ProviderBase>(p: PrimitiveName) => this.resolve<P>(spec, caller, p),
       stripMetadata: this.stripMetadata,
+      defer,
       runSubAgent: (name, message, call) => this.runSubAgent(name, message, caller, depth + 1, call),
     };
     return bindTools(env);
@@ -117,7 +119,8 @@ export class AgentRuntime {
     const emit = opts.emit ?? (() => {});
     const signal = opts.signal ?? new AbortController().signal;
     const past = await this.history.load(session, p.memory);
-    const tools = await this.tools(spec, caller, opts.depth ?? 0);
+    const cleanups: Array<() => Promise<unknown>> = [];
+    const tools = await this.tools(spec, caller, opts.depth ?? 0, (fn) => cleanups.push(fn));
     let partial = '';
     const save = async (assistant: string) => {
       const turn: Turn[] = [{ role: 'user', content: message }];
@@ -140,6 +143,8 @@ export class AgentRuntime {
     } catch (err) {
       if (err instanceof RunCancelled) await save(partial);
       throw err;
+    } finally {
+      await Promise.allSettled(cleanups.map((fn) => fn()));
     }
     await save(result.response);
     const metadata: Record<string, unknown> = { model: spec.model, llm_provider: p.llm.name };
@@ -186,13 +191,18 @@ export class AgentRuntime {
   private async runSubAgent(name: string, message: string, caller: Caller, depth: number, call: ToolCallEnv): Promise<string> {
     const spec = (await this.specs.raw(name))!;
     const llm = this.resolve<LlmProvider>(spec, caller, 'llm');
-    const tools = await this.tools(spec, caller, depth);
+    const cleanups: Array<() => Promise<unknown>> = [];
+    const tools = await this.tools(spec, caller, depth, (fn) => cleanups.push(fn));
     const emit: Emit = (ev) => {
       if (ev.type === 'token') call.emit({ type: 'sub_agent_token', agent: name, content: ev.content });
       else if (ev.type === 'tool_call_start') call.emit({ type: 'sub_agent_tool', agent: name, name: ev.name });
       else if (ev.type === 'sub_agent_token' || ev.type === 'sub_agent_tool') call.emit(ev);
     };
-    const r = await runLoop({ spec, messages: [{ role: 'user', content: message }], tools, llm, emit, stream: true, signal: call.signal });
-    return r.response;
+    try {
+      const r = await runLoop({ spec, messages: [{ role: 'user', content: message }], tools, llm, emit, stream: true, signal: call.signal });
+      return r.response;
+    } finally {
+      await Promise.allSettled(cleanups.map((fn) => fn()));
+    }
   }
 }
