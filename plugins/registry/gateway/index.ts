@@ -1,0 +1,28 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { canAccessServer } from '../auth/access.ts';
+import { healthConfig } from '../health/config.ts';
+import { mcpTarget } from '../health/targets.ts';
+import { registerGateway } from './proxy.ts';
+
+/**
+ * The built-in MCP gateway on the registry's catalog: `/{server}/mcp`, and
+ * `/{server}/sse` + `/{server}/messages` for SSE servers.
+ */
+async function gatewayPlugin(app: FastifyInstance): Promise<void> {
+  const cfg = healthConfig(app.sb.settings.config.registry);
+  const servers = app.catalog.servers;
+  await registerGateway(app, {
+    resolve: async (path) => {
+      await servers.sync();
+      const s = servers.get(path);
+      if (!s) return undefined;
+      const target = mcpTarget(s, servers.backendHeaders(s.path));
+      return { path: s.path, enabled: s.is_enabled, blocked: s.tags.includes('security-pending'), url: target.url, transport: target.transport, headers: target.headers };
+    },
+    allowed: (request, server, method, tool) => canAccessServer(request.user, server, method, tool),
+    timeoutMs: cfg.gateway_timeout_seconds * 1000,
+  });
+}
+
+export default fp(gatewayPlugin, { name: 'registry-gateway', dependencies: ['registry-auth', 'registry-catalog'], decorators: { fastify: ['sb', 'catalog'] } });

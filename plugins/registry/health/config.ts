@@ -1,0 +1,20 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { validateSection } from '../../../core/config.ts';
+
+/** `registry.health` keys. Intervals in seconds; 0 turns the periodic sweep off. */
+export const HealthConfigSchema = Type.Object(
+  {
+    interval_seconds: Type.Number({ minimum: 0, default: 300 }),
+    timeout_seconds: Type.Number({ minimum: 0.05, default: 10 }),
+    concurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+    max_ws_connections: Type.Integer({ minimum: 1, default: 200 }),
+    ws_ping_seconds: Type.Number({ minimum: 0.05, default: 20 }),
+    gateway_timeout_seconds: Type.Number({ minimum: 0.05, default: 30 }),
+  },
+  { additionalProperties: false },
+);
+export type HealthConfig = Static<typeof HealthConfigSchema>;
+
+export function healthConfig(registrySection: Record<string, unknown> | undefined): HealthConfig {
+  return validateSection(HealthConfigSchema, registrySection?.health ?? {}, 'registry.health');
+}

@@ -1,0 +1,132 @@
+import fp from 'fastify-plugin';
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { canAccessServer, hasPermission, requireBasicAdmin, requirePermission, requireUser } from '../auth/access.ts';
+import type { ServerRecord } from '../catalog/records.ts';
+import { HealthChecker, type CheckableServer } from './checker.ts';
+import { healthConfig } from './config.ts';
+import { HealthHub, type HealthEntry } from './hub.ts';
+import { mcpTarget } from './targets.ts';
+
+const Entry = Type.Object({ status: Type.String(), last_checked_iso: Type.Union([Type.String(), Type.Null()]), num_tools: Type.Integer() });
+const HealthMap = Type.Record(Type.String(), Entry);
+const Refresh = Type.Object({
+  path: Type.String(),
+  health_status: Type.String(),
+  last_checked_iso: Type.Union([Type.String(), Type.Null()]),
+  num_tools: Type.Integer(),
+  tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), inputSchema: Type.Record(Type.String(), Type.Unknown()) })),
+});
+const Params = Type.Object({ server: Type.String() });
+
+const entryOf = (s: ServerRecord): HealthEntry => ({ status: s.is_enabled ? s.health_status : 'disabled', last_checked_iso: s.last_checked_iso, num_tools: s.num_tools });
+
+/**
+ * Health checks and tool discovery over MCP, the refresh endpoints, and live
+ * status over WebSocket (spec 4.3, 4.6, 4.8, 6).
+ */
+async function healthPlugin(app: FastifyInstance): Promise<void> {
+  const cfg = healthConfig(app.sb.settings.config.registry);
+  const servers = app.catalog.servers;
+
+  const checkable = (s: ServerRecord): CheckableServer => ({ path: s.path, enabled: s.is_enabled, target: mcpTarget(s, servers.backendHeaders(s.path)) });
+  const snapshot = async (): Promise<Record<string, HealthEntry>> => Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
+
+  const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
+  const checker = new HealthChecker(
+    {
+      servers: async () => servers.list().map(checkable),
+      server: async (path) => {
+        const s = servers.get(path);
+        return s ? checkable(s) : undefined;
+      },
+      save: async (path, record) => {
+        const s = await servers.updateHealth(path, record);
+        return s ? entryOf(s) : { status: record.health_status, last_checked_iso: record.last_checked_iso, num_tools: 0 };
+      },
+      onChange: () => {
+        /* broadcast from the repository's change events below, which also see toggles and edits */
+      },
+      logger: app.log,
+    },
+    { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency },
+  );
+
+  // Every change of a server that alters its health entry reaches the dashboards.
+  const unsubscribe = servers.onChange((c) => {
+    if (c.kind === 'deleted') return;
+    const now = entryOf(c.value!);
+    const before = c.previous ? entryOf(c.previous) : undefined;
+    if (!before || before.status !== now.status || before.last_checked_iso !== now.last_checked_iso || before.num_tools !== now.num_tools) {
+      hub.broadcast({ [c.key]: now });
+    }
+    // A newly registered or re-enabled server is checked at once rather than at the next sweep.
+    if (c.kind === 'created' || (c.previous && !c.previous.is_enabled && c.value!.is_enabled)) void checker.checkPath(c.key).catch(() => {});
+  });
+
+  app.addHook('onReady', async () => checker.start());
+  app.addHook('onClose', async () => {
+    unsubscribe();
+    hub.close();
+    await checker.stop();
+  });
+
+  const refresh = async (path: string) => {
+    const s = servers.require(path);
+    await checker.checkPath(s.path);
+    const after = servers.require(s.path);
+    return { path: after.path, health_status: after.is_enabled ? after.health_status : 'disabled', last_checked_iso: after.last_checked_iso, num_tools: after.num_tools, tools: after.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} })) };
+  };
+  const pathOf = (server: string) => `/${decodeURIComponent(server).replace(/^\/+|\/+$/g, '')}`;
+
+  await app.register(websocket, { options: { maxPayload: 4096 } });
+
+  const refreshSchema = { tags: ['registry-health'], params: Params, response: { 200: Refresh } };
+  app.post('/api/servers/:server/refresh', { schema: { ...refreshSchema, summary: 'Check a server now and re-discover its tools' } }, async (request) => {
+    const path = pathOf((request.params as { server: string }).server);
+    requirePermission(request, 'health_check_service', path);
+    return refresh(path);
+  });
+  for (const prefix of ['/api/refresh', '/refresh']) {
+    app.post(`${prefix}/:server`, { schema: { ...refreshSchema, summary: 'Manual health check and tool discovery' } }, async (request) => {
+      const path = pathOf((request.params as { server: string }).server);
+      requirePermission(request, 'health_check_service', path);
+      return refresh(path);
+    });
+  }
+
+  app.post('/api/internal/healthcheck', { schema: { tags: ['registry-internal'], summary: 'Check every server now (HTTP Basic admin)', response: { 200: HealthMap } } }, async (request) => {
+    requireBasicAdmin(request);
+    return checker.sweep();
+  });
+
+  app.get('/api/servers/health', { schema: { tags: ['registry-health'], summary: 'Health of every server the caller can see', response: { 200: Type.Object({ servers: HealthMap }) } } }, async (request) => {
+    const user = requireUser(request);
+    const all = await snapshot();
+    const visible = Object.entries(all).filter(([path]) => user.is_admin || hasPermission(user, 'list_service', path) || canAccessServer(user, path));
+    return { servers: Object.fromEntries(visible) };
+  });
+
+  app.get('/api/health/ws/stats', { schema: { tags: ['registry-health'], summary: 'WebSocket statistics', response: { 200: Type.Object({ active_connections: Type.Integer(), total_messages_sent: Type.Integer(), uptime_seconds: Type.Integer() }) } } }, async () => hub.stats());
+
+  // One path, two faces: a plain GET is the HTTP snapshot (no auth), an Upgrade is the live feed (session required).
+  app.route({
+    method: 'GET',
+    url: '/api/health/ws/health_status',
+    schema: { tags: ['registry-health'], summary: 'Health of every server (HTTP snapshot; WebSocket with a session for live updates)', response: { 200: HealthMap } },
+    handler: async () => snapshot(),
+    wsHandler: (socket, request) => {
+      if (!request.user) {
+        socket.close(4401, 'a session cookie is required');
+        return;
+      }
+      void hub.add(socket);
+    },
+  });
+  app.get('/ws/health_status', { websocket: true, schema: { hide: true } }, (socket) => {
+    void hub.add(socket);
+  });
+}
+
+export default fp(healthPlugin, { name: 'registry-health', dependencies: ['registry-auth', 'registry-catalog'], decorators: { fastify: ['sb', 'catalog'] } });
