@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '../../../core/errors.ts';
-import { Authenticator } from './identify.ts';
+import { Authenticator, type Identified } from './identify.ts';
 import { buildIdpVerifier, type Idp } from './idp.ts';
 import { loadAdminCredentials, loadSecretKey } from './keys.ts';
 import { boundPathAllowed } from './resource-binding.ts';
@@ -69,23 +69,53 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   // Form posts (login, the catalog's UI forms); the catalog must not register it again.
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    scopes.refreshIfStale();
-    const who = await authenticator.identify(request.headers);
+  const apply = (request: FastifyRequest, who: Identified): void => {
     request.authSource = who.source;
     if (who.user) request.user = who.user;
     if (who.failure) request.authFailure = who.failure;
     if (who.session) request.session = who.session;
     const bound = who.user?.resource;
+    if (!bound) return;
     const path = request.url.split('?')[0];
     // /validate judges the original request, not itself.
-    if (bound && path !== '/validate' && !boundPathAllowed(bound, path)) {
+    if (path !== '/validate' && !boundPathAllowed(bound, path)) {
       throw forbidden('SB_ERR_TOKEN_RESOURCE_BOUND', `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}`);
     }
+  };
+
+  // Callback style so a cached token costs no promise (the /validate hot path).
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    scopes.refreshIfStale();
+    try {
+      const cached = authenticator.identifyCached(request.headers);
+      if (cached) {
+        apply(request, cached);
+        return done();
+      }
+    } catch (err) {
+      return done(err as Error);
+    }
+    authenticator.identify(request.headers).then(
+      (who) => {
+        try {
+          apply(request, who);
+          done();
+        } catch (err) {
+          done(err as Error);
+        }
+      },
+      (err: Error) => done(err),
+    );
   });
 
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    if (request.authSource === 'cookie' && request.session && UNSAFE.has(request.method)) checkCsrf(request);
+  app.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    if (request.authSource !== 'cookie' || !request.session || !UNSAFE.has(request.method)) return done();
+    try {
+      checkCsrf(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   });
 
   await app.register(loginRoutes);

@@ -58,6 +58,10 @@ export function rpcCallsOf(body: unknown): RpcCall[] {
 function originalPath(request: FastifyRequest): string | undefined {
   const raw = one(request.headers['x-original-url']) ?? one(request.headers['x-original-uri']);
   if (!raw) return undefined;
+  if (raw.charCodeAt(0) === 47 /* / */ && raw.charCodeAt(1) !== 47) {
+    const q = raw.search(/[?#]/);
+    return q < 0 ? raw : raw.slice(0, q);
+  }
   try {
     return new URL(raw, 'http://edge.invalid').pathname;
   } catch {
@@ -126,12 +130,8 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
     schema: {
       tags: ['auth'],
       summary,
-      headers: Type.Object({
-        'x-original-url': Type.Optional(Type.String()),
-        'x-original-uri': Type.Optional(Type.String()),
-        'x-original-method': Type.Optional(Type.String()),
-        'x-body': Type.Optional(Type.String()),
-      }),
+      description:
+        'Reads X-Authorization / Authorization / the session cookie, X-Original-URL or X-Original-URI, X-Original-Method, and X-Body (the JSON-RPC body) or the request body.',
       response: { 200: ValidateResponse, 401: ErrorBody, 403: ErrorBody },
     },
   });
