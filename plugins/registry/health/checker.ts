@@ -49,7 +49,12 @@ export class HealthChecker {
     if (this.opts.intervalMs <= 0) return;
     this.timer = setInterval(() => {
       // A sweep still running when the next tick comes is not doubled.
-      if (!this.sweeping) this.sweeping = this.sweep().finally(() => (this.sweeping = undefined));
+      if (!this.sweeping) {
+        this.sweeping = this.sweep()
+          .then(() => undefined)
+          .catch((err: Error) => this.deps.logger.warn({ err: err.message }, 'health sweep failed'))
+          .finally(() => (this.sweeping = undefined));
+      }
     }, this.opts.intervalMs);
     this.timer.unref();
   }
