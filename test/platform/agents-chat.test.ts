@@ -144,7 +144,8 @@ t.test('tool catalog has every key of spec 4.1; agents list their tools', async 
   t.same(cat.code_interpreter.map((x: { name: string }) => x.name), ['execute_code']);
   t.same(cat.browser.map((x: { name: string }) => x.name), ['navigate', 'read_page', 'click', 'type_text', 'screenshot', 'evaluate_js']);
   t.same(cat.tools.map((x: { name: string }) => x.name), ['search_tools', 'invoke_tool']);
-  t.same([cat.identity, cat.task_board, cat.agent_management], [[], [], []], 'no tools listed that cannot run yet');
+  t.same(cat.agent_management.map((x: { name: string }) => x.name), ['create_agent', 'list_agents', 'list_primitives', 'delete_agent', 'delegate_to']);
+  t.same([cat.identity, cat.task_board], [[], []], 'no tools listed that cannot run yet');
   t.same(cat.agents.map((x: { name: string }) => x.name), ['call_boss', 'call_helper']);
   const tools = (await app.inject({ url: '/api/v1/agents/boss/tools' })).json();
   t.same(tools, { agent_name: 'boss', tools: [{ name: 'call_helper', description: "Delegate to agent 'helper': Helps. Returns its answer.", primitive: 'agents', provider: 'switchboard' }] });
@@ -215,4 +216,23 @@ t.test('code interpreter, browser and tools registry as agent tools: offered onl
   t.match(JSON.parse(first[0]!.content), { stdout: 'print(1)', exit_code: 0 });
   t.match(JSON.parse(first[1]!.content), [{ name: 'get_weather' }], 'search_tools found the registered tool');
   t.same(ci.log, ['open ci-1', 'exec ci-1', 'exec ci-1', 'close ci-1'], 'one session, opened on first use, reused, closed at the end of the run');
+});
+
+t.test('agent_management: an agent creates another and delegates to it', async (t) => {
+  const app = await agentApp(t, {
+    steps: [
+      { tool_calls: [call('m1', 'create_agent', { name: 'worker', system_prompt: 'Work hard.', description: 'Does work' })] },
+      { tool_calls: [call('m2', 'delegate_to', { agent: 'worker', message: 'do it' }), call('m3', 'delete_agent', { name: 'manager' })] },
+      { content: 'worked' },
+      { content: 'managed' },
+    ],
+  });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'manager', model: 'mx', primitives: { agent_management: { enabled: true } } } });
+  const r = await app.inject({ method: 'POST', url: '/api/v1/agents/manager/chat', payload: { message: 'organise' } });
+  t.equal(r.json().response, 'managed');
+  const worker = (await app.inject({ url: '/api/v1/agents/worker' })).json();
+  t.match(worker, { name: 'worker', model: 'mx', system_prompt: 'Work hard.', owner_id: 'noop' });
+  t.equal((llmRequests(app)[2] as { system?: string }).system, 'Work hard.', 'the delegated turn ran as the new agent');
+  const results = (llmRequests(app)[3]!.messages.at(-1) as { tool_results: Array<{ content: string }> }).tool_results.map((x) => x.content);
+  t.same(results, ['worked', 'Error: an agent cannot delete itself']);
 });

@@ -5,6 +5,9 @@ import type { Collection, Store } from '../../../../core/store.ts';
 import type { AgentSpec, CreateAgentRequest, UpdateAgentRequest } from '../schemas.ts';
 import { assertChange, assertUse, canUse } from './access.ts';
 
+/** Tool sets that are not primitives: sub-agents as tools, and agent management. */
+const AGENT_KEYS = ['agents', 'agent_management'];
+
 /** Checks Ajv cannot express: names of primitives and of sub-agents. */
 function validateSemantics(spec: Pick<AgentSpec, 'provider_overrides' | 'primitives' | 'name'>): void {
   const problems: Array<{ loc: string[]; msg: string; type: string }> = [];
@@ -12,8 +15,8 @@ function validateSemantics(spec: Pick<AgentSpec, 'provider_overrides' | 'primiti
     if (!isPrimitive(key)) problems.push({ loc: ['body', 'provider_overrides', key], msg: `'${key}' is not a primitive`, type: 'value_error' });
   }
   for (const key of Object.keys(spec.primitives)) {
-    if (!isPrimitive(key) && key !== 'agents') {
-      problems.push({ loc: ['body', 'primitives', key], msg: `'${key}' is not a primitive (or 'agents')`, type: 'value_error' });
+    if (!isPrimitive(key) && !AGENT_KEYS.includes(key)) {
+      problems.push({ loc: ['body', 'primitives', key], msg: `'${key}' is not a primitive (or one of ${AGENT_KEYS.join(', ')})`, type: 'value_error' });
     }
   }
   for (const sub of spec.primitives.agents?.tools ?? []) {

@@ -140,6 +140,44 @@ def browser_tools(spec):
     }
 
 
+def registry_tools(spec):
+    def search_tools(args):
+        query = urllib.parse.urlencode({"query": _required(args, "query"), "max_results": _int(args, "max_results", 10, 100)})
+        found = api("GET", "/api/v1/tools/search?" + query, spec=spec)
+        return json.dumps([dict(name=m["tool"]["name"], description=m["tool"].get("description", ""),
+                                input_schema=m["tool"].get("input_schema", {}), score=m.get("score"))
+                           for m in found.get("matches", [])])
+    def invoke_tool(args):
+        params = args.get("params") if isinstance(args.get("params"), dict) else {}
+        return json.dumps(api("POST", "/api/v1/tools/%s/invoke" % q(_required(args, "name")), {"params": params}, spec))
+    return {"search_tools": search_tools, "invoke_tool": invoke_tool}
+
+
+def management_tools(spec):
+    def create_agent(args):
+        body = {"name": _required(args, "name"), "system_prompt": _required(args, "system_prompt"),
+                "model": args.get("model") or spec["model"], "description": args.get("description") or ""}
+        api("POST", "/api/v1/agents", body, spec)
+        return "Created agent '%s'." % body["name"]
+    def list_agents(args):
+        agents = api("GET", "/api/v1/agents", spec=spec).get("agents", [])
+        return json.dumps([{"name": a["name"], "description": a.get("description", "")} for a in agents])
+    def list_primitives(args):
+        return json.dumps(list(api("GET", "/api/v1/providers", spec=spec).keys()))
+    def delete_agent(args):
+        name = _required(args, "name")
+        if name == spec["name"]:
+            raise ValueError("an agent cannot delete itself")
+        api("DELETE", "/api/v1/agents/" + q(name), spec=spec)
+        return "Deleted agent '%s'." % name
+    def delegate_to(args):
+        # Agents made at run time are not in this script: the gateway runs them.
+        out = api("POST", "/api/v1/agents/%s/chat" % q(_required(args, "agent")), {"message": _required(args, "message")}, spec)
+        return out.get("response", "")
+    return {"create_agent": create_agent, "list_agents": list_agents, "list_primitives": list_primitives,
+            "delete_agent": delete_agent, "delegate_to": delegate_to}
+
+
 def agent_tools(spec, depth, on_event):
     out = {}
     for name in ((spec.get("primitives") or {}).get("agents") or {}).get("tools") or []:
@@ -172,6 +210,10 @@ def implementations(spec, depth, on_event):
         impl.update(code_interpreter_tools(spec))
     if (prims.get("browser") or {}).get("enabled"):
         impl.update(browser_tools(spec))
+    if (prims.get("tools") or {}).get("enabled"):
+        impl.update(registry_tools(spec))
+    if (prims.get("agent_management") or {}).get("enabled"):
+        impl.update(management_tools(spec))
     if (prims.get("agents") or {}).get("enabled"):
         impl.update(agent_tools(spec, depth, on_event))
     return impl

@@ -1,4 +1,5 @@
 import { registerToolGroup } from '../catalog.ts';
+import agentManagement from './agent-management.ts';
 import agents from './agents.ts';
 import browser from './browser.ts';
 import codeInterpreter from './code-interpreter.ts';
@@ -7,4 +8,4 @@ import sharedMemory from './shared-memory.ts';
 import tools from './tools.ts';
 
 /** Each primitive with agent tools registers its group here, once per process. */
-for (const group of [memory, sharedMemory, codeInterpreter, browser, tools, agents]) registerToolGroup(group);
+for (const group of [memory, sharedMemory, codeInterpreter, browser, tools, agentManagement, agents]) registerToolGroup(group);
