@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { Fernet } from '../../../core/crypto/fernet.ts';
 import type { UserContext } from '../auth/context.ts';
 import type { AgentRepository } from './agents-repo.ts';
@@ -28,6 +29,22 @@ declare module 'fastify' {
   interface FastifyInstance {
     catalog: Catalog;
   }
+}
+
+const byContext = new WeakMap<object, Catalog>();
+
+/**
+ * The catalog of an app from anywhere (tests, the root scope): `app.catalog`
+ * is only decorated inside the registry plugin's scope.
+ */
+export function catalogOf(app: FastifyInstance): Catalog {
+  const c = byContext.get(app.sb);
+  if (!c) throw new Error('the registry catalog is not registered on this app');
+  return c;
+}
+
+export function rememberCatalog(app: FastifyInstance, catalog: Catalog): void {
+  byContext.set(app.sb, catalog);
 }
 
 /** Backend URLs are for admins in gateway mode (clients go through the gateway) and for everyone in registry-only mode. */

@@ -5,7 +5,7 @@ import { loadSecrets } from '../../../core/secrets.ts';
 import type { CredentialAudit } from './records.ts';
 import { AgentRepository } from './agents-repo.ts';
 import { catalogConfig } from './config.ts';
-import type { Catalog } from './context.ts';
+import { rememberCatalog, type Catalog } from './context.ts';
 import { CredentialAuditLog } from './credentials.ts';
 import { Ratings } from './ratings.ts';
 import { passingScan } from './scan.ts';
@@ -40,6 +40,7 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
   const catalog: Catalog = { config, fernet, servers, agents, skills, ratings, audit, scanner: passingScan };
   servers.scanner = () => catalog.scanner;
   app.decorate('catalog', catalog);
+  rememberCatalog(app, catalog);
 
   await app.register(async (scope) => {
     // Replicas sharing a Redis store reload a collection another replica changed (see repository.ts).

@@ -9,7 +9,9 @@ import { LIFECYCLE, type LifecycleStatus, type ServerRecord, type ToolDef } from
  */
 
 const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
-const JsonValue = Type.Union([Type.String(), Type.Object({}, { additionalProperties: true }), Type.Array(Type.Unknown())]);
+// Unknown, not a union: with coercion on and allErrors, Ajv tries every branch of a
+// union and coerces in place (a form's JSON text became a one-item array, JSON ["sse"] became "sse").
+const JsonValue = Type.Unknown({ description: 'JSON value, or JSON text (forms)' });
 
 export const ServerBody = Type.Object(
   {
@@ -75,7 +77,7 @@ function parseJson(v: unknown, field: string): unknown {
 
 export function parseTags(v: unknown): string[] | undefined {
   if (v === undefined || v === null) return undefined;
-  const list = Array.isArray(v) ? v.map(String) : String(v).split(',');
+  const list = (Array.isArray(v) ? v.map(String) : [String(v)]).flatMap((x) => x.split(','));
   return [...new Set(list.map((t) => t.trim()).filter(Boolean))];
 }
 
