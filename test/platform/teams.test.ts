@@ -159,11 +159,13 @@ t.test('team runs: not available in this version (501), empty run list, 404 for 
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/teams/ghost/runs' })).statusCode, 404);
 });
 
-t.test('team export is not available in this version (501)', async (t) => {
+t.test('team export: a Python script for teams the caller may use', async (t) => {
   const app = await makeApp(t);
   await app.inject({ method: 'POST', url: '/api/v1/teams', payload: TEAM });
   const res = await app.inject({ method: 'GET', url: '/api/v1/teams/research/export' });
-  t.equal(res.statusCode, 501);
-  t.equal(res.json().code, 'SB_ERR_TEAMS_EXPORT_NOT_AVAILABLE');
+  t.equal(res.statusCode, 200);
+  t.match(res.headers['content-type'], /^text\/x-python/);
+  t.match(res.body, /^#!\/usr\/bin\/env python3/);
+  t.match(res.body, /\\"planner\\": \\"planner\\"/, 'the team spec is embedded');
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/teams/ghost/export' })).statusCode, 404);
 });

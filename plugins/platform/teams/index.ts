@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { notImplemented } from '../../../core/errors.ts';
+import { generateTeamScript } from './export/generator.ts';
 import runs from './runs.ts';
 import { CreateTeamRequest, Deleted, TeamList, TeamParams, TeamSpec, UpdateTeamRequest } from './schemas.ts';
 import { TeamSpecs } from './store.ts';
@@ -40,14 +40,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Standalone Python script of the team (not available in this version: 501)',
+        summary: 'The team as a standalone Python 3 script (standard library only) that runs against this gateway',
         params: TeamParams,
         response: { 200: { description: 'text/x-python attachment', content: { 'text/x-python': { schema: Type.String() } } } },
       },
     },
-    async (request) => {
-      await teams.get(request.params.name, request.principal!);
-      throw notImplemented('SB_ERR_TEAMS_EXPORT_NOT_AVAILABLE', `Team export is not available in this version; the spec of team '${request.params.name}' can be read with GET /api/v1/teams/${request.params.name}`);
+    async (request, reply) => {
+      const team = await teams.get(request.params.name, request.principal!);
+      const host = request.headers['x-forwarded-host'] ?? request.headers.host ?? '127.0.0.1:7860';
+      const proto = (request.headers['x-forwarded-proto'] as string | undefined) ?? request.protocol;
+      return reply
+        .header('content-type', 'text/x-python; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${team.name}.py"`)
+        .send(generateTeamScript(team, `${proto}://${host}`));
     },
   );
 
