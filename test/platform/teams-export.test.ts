@@ -31,7 +31,7 @@ async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
  * on loopback: the planner answers a fixed plan, workers echo their task, the
  * synthesizer echoes what it was given. Every call is recorded.
  */
-async function fakeGateway(t: Test) {
+async function fakeGateway(t: Test, workerDelayMs = 0) {
   const chats: ChatCall[] = [];
   const memory: Array<{ namespace: string; key: string; content: string }> = [];
   const server = createServer(async (req, res) => {
@@ -43,6 +43,7 @@ async function fakeGateway(t: Test) {
       const b = await body(req);
       const agent = decodeURIComponent(chat[1]!);
       chats.push({ agent, message: String(b.message), session_id: String(b.session_id), apiKey: req.headers['x-api-key'] as string | undefined });
+      if (workerDelayMs && agent !== 'planner' && agent !== 'writer') await new Promise((r) => setTimeout(r, workerDelayMs));
       const title = /Task \S+: (.*)/.exec(String(b.message))?.[1];
       const response = agent === 'planner' ? `Here is the plan:\n${JSON.stringify(PLAN)}\nGood luck.` : agent === 'writer' ? `FINAL <<${String(b.message)}>>` : `${agent} did ${title}`;
       return send(200, { response, session_id: b.session_id, agent_name: agent, turns_used: 1, tools_called: [], artifacts: [], metadata: {} });
@@ -132,6 +133,16 @@ t.test('the script enforces global_max_turns', async (t) => {
   t.equal(result.tasks_completed, 1);
   t.equal(gw.memory.length, 0, 'no namespace, no shared memory');
   t.equal(out.stderr, '', 'SWITCHBOARD_QUIET silences the board');
+});
+
+t.test('the script enforces global_timeout_seconds over the whole run', async (t) => {
+  // Workers answer after 3 s; the team allows 1 s in total, so the worker call is cut off and no synthesis happens.
+  const gw = await fakeGateway(t, 3000);
+  const file = await exportScript(t, { ...TEAM, name: 'hurried', global_timeout_seconds: 1, shared_memory_namespace: null });
+  const out = await runScript(file, { SWITCHBOARD_URL: gw.url, SWITCHBOARD_QUIET: '1' }, ['go']);
+  t.equal(out.code, 1);
+  t.match(out.stderr, /team run failed: global_timeout_seconds \(1\) reached/);
+  t.notOk(gw.chats.some((c) => c.agent === 'writer'), 'the synthesizer is not called after the deadline');
 });
 
 t.test('an unreachable gateway is a clear failure, exit code 1', async (t) => {
