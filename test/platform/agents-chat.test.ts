@@ -236,3 +236,15 @@ t.test('agent_management: an agent creates another and delegates to it', async (
   const results = (llmRequests(app)[3]!.messages.at(-1) as { tool_results: Array<{ content: string }> }).tool_results.map((x) => x.content);
   t.same(results, ['worked', 'Error: an agent cannot delete itself']);
 });
+
+t.test('one run per session at a time: a second stream on a busy session is 409', async (t) => {
+  const { until } = await import('../agents/helpers.ts');
+  const app = await agentApp(t, { steps: [{ content: 'slow reply here', chunks: 3, delay_ms: 80 }] });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  const first = app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'one', session_id: 'busy' } });
+  await until(() => app.inject({ url: '/api/v1/agents/a/sessions/busy/status' }).then((r) => r.statusCode === 200 && r.json().status), (s) => s === 'running');
+  const second = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'two', session_id: 'busy' } });
+  t.equal(second.statusCode, 409, second.body);
+  t.equal(second.json().code, 'SB_ERR_AGENT_RUN_ACTIVE');
+  t.equal(parseSse((await first).body).at(-1)!.type, 'done');
+});

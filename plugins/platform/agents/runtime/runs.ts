@@ -33,6 +33,7 @@ export class RunManager {
   readonly bootId = randomUUID();
   readonly events: EventStore;
   private readonly local = new Map<string, LocalRun>();
+  private readonly starting = new Set<string>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -68,9 +69,24 @@ export class RunManager {
     execute: (emit: Emit, signal: AbortSignal) => Promise<ChatResponse>,
   ): Promise<string> {
     const key = runKey(ids.agent, ids.session);
-    if (this.local.has(key) || this.isActive(await this.events.getRun(ids.agent, ids.session))) {
-      throw conflict('SB_ERR_AGENT_RUN_ACTIVE', `Session '${ids.session}' of agent '${ids.agent}' already has a run in progress; cancel it or reconnect to its stream`);
+    const busy = () => conflict('SB_ERR_AGENT_RUN_ACTIVE', `Session '${ids.session}' of agent '${ids.agent}' already has a run in progress; cancel it or reconnect to its stream`);
+    // Reserved synchronously, so two requests for one session cannot both pass the check.
+    if (this.local.has(key) || this.starting.has(key)) throw busy();
+    this.starting.add(key);
+    try {
+      if (this.isActive(await this.events.getRun(ids.agent, ids.session))) throw busy();
+      return await this.launch(key, ids, first, execute);
+    } finally {
+      this.starting.delete(key);
     }
+  }
+
+  private async launch(
+    key: string,
+    ids: { agent: string; session: string; actor: string },
+    first: Emit,
+    execute: (emit: Emit, signal: AbortSignal) => Promise<ChatResponse>,
+  ): Promise<string> {
     const record: RunRecord = {
       run_id: randomUUID(),
       agent_name: ids.agent,
