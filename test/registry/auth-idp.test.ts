@@ -86,7 +86,7 @@ t.test('generic OIDC issuer: discovery, JWKS, groups -> scopes', async (t) => {
   t.equal(res.headers['x-auth-method'], 'oidc');
   t.equal(res.headers['x-client-id'], 'svc-admin');
   t.equal(res.headers['x-groups'], 'mcp-registry-admin');
-  t.equal(res.headers['x-scopes'], 'mcp-registry-admin');
+  t.equal(res.headers['x-scopes'], 'mcp-registry-admin mcp-registry-user');
 
   const restricted = await idp.token('svc-restricted');
   res = await v(restricted, '/currenttime/mcp', rpc('tools/call', 'current_time_by_timezone'));
@@ -159,6 +159,12 @@ t.test('M2M token: 503 naming the IdP when it is unreachable', async (t) => {
   t.equal(res.statusCode, 503);
   t.match(res.json().detail, /Identity provider 'keycloak' is unreachable/);
   t.notMatch(JSON.stringify(res.json()), /"s"|client_secret/);
+  // A token from that IdP cannot be checked either: 503, not a verdict on the token.
+  const { privateKey } = await generateKeyPair('RS256');
+  const token = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'RS256', kid: 'k' }).setIssuer('http://127.0.0.1:1/realms/mcp').setExpirationTime('1h').sign(privateKey);
+  const v = await app.inject({ url: '/validate', headers: { authorization: `Bearer ${token}` } });
+  t.equal(v.statusCode, 503);
+  t.match(v.json().detail, /keycloak/);
 });
 
 t.test('issuer forms per AUTH_PROVIDER', async (t) => {

@@ -40,7 +40,7 @@ t.test('local admin login', async (t) => {
     const s = verifySession(key, value)!;
     t.equal(s.username, 'root');
     t.same(s.groups, ['mcp-registry-admin']);
-    t.same(s.scopes, ['mcp-registry-admin']);
+    t.same(s.scopes.sort(), ['mcp-registry-admin', 'mcp-registry-user']);
     t.equal(s.provider, 'local');
     t.ok(s.exp * 1000 - Date.now() > 7.9 * 3600_000);
     const me = await app.inject({ url: '/api/auth/me', headers: { cookie: `mcp_gateway_session=${cookiesOf(res).mcp_gateway_session}` } });

@@ -147,8 +147,10 @@ export class Idp implements IdentityProvider {
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new TokenRejected(`Token from ${this.displayName} has expired; get a new one`);
       if (err instanceof joseErrors.JWTClaimValidationFailed) throw new TokenRejected(`Invalid token: claim '${err.claim}' check failed (${err.reason})`);
-      if (err instanceof joseErrors.JWKSTimeout || (err as { statusCode?: number }).statusCode === 503) {
-        throw unavailable('SB_ERR_IDP_UNAVAILABLE', `Identity provider '${this.kind}' key set is unreachable`, err);
+      // Anything that is not a verdict on the token (timeouts, refused connections, a broken key set) is the IdP being down.
+      if (err instanceof joseErrors.JWKSTimeout || err instanceof joseErrors.JWKSInvalid || !(err instanceof joseErrors.JOSEError)) {
+        if ((err as { statusCode?: number }).statusCode === 503) throw err;
+        throw unavailable('SB_ERR_IDP_UNAVAILABLE', `Identity provider '${this.kind}' key set is unreachable: ${(err as Error).message}`, err);
       }
       throw new TokenRejected(`Invalid token: not signed by ${this.displayName} (${(err as Error).message})`);
     }
