@@ -31,7 +31,7 @@ t.test('/v0 pagination: cursor = last name, limits, visibility', async (t) => {
   const names: string[] = [];
   let cursor: string | null = null;
   do {
-    const r = await app.inject({ url: `/v0/servers?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: reader });
+    const r: { json(): { servers: Array<{ name: string }>; _meta: { pagination: { nextCursor: string | null } } } } = await app.inject({ url: `/v0/servers?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: reader });
     const b = r.json();
     names.push(...b.servers.map((s: { name: string }) => s.name));
     cursor = b._meta.pagination.nextCursor;
