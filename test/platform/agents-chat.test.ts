@@ -248,3 +248,24 @@ t.test('one run per session at a time: a second stream on a busy session is 409'
   t.equal(second.json().code, 'SB_ERR_AGENT_RUN_ACTIVE');
   t.equal(parseSse((await first).body).at(-1)!.type, 'done');
 });
+
+t.test('reconnect to a run left behind by a dead process waits for the resumed run and follows it', async (t) => {
+  const app = await agentApp(t, { steps: [{ content: 'fresh answer', chunks: 2 }] });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  t.equal((await app.inject({ url: '/api/v1/agents/a/sessions/none/stream' })).statusCode, 404, 'nothing to reconnect to');
+  await app.sb.store.collection('agent_run_events').set('r-dead/00000000', { type: 'stream_start', session_id: 'z', run_id: 'r-dead' });
+  await app.sb.store.collection('agent_run_events').set('r-dead/00000001', { type: 'token', content: 'half' });
+  await app.sb.store.collection('agent_runs').set('a/z', {
+    run_id: 'r-dead', agent_name: 'a', session_id: 'z', actor_id: 'noop', status: 'running',
+    boot_id: 'crashed-process', heartbeat_at: Date.now() - 60_000, started_at: new Date().toISOString(), event_count: 2,
+  });
+  const reconnect = app.inject({ url: '/api/v1/agents/a/sessions/z/stream' });
+  await new Promise((r) => setTimeout(r, 50));
+  const resumed = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'again', session_id: 'z' } });
+  t.equal(resumed.statusCode, 200, 'a stale run does not block a new one');
+  const evs = parseSse((await reconnect).body);
+  t.same(evs.slice(0, 3).map((e) => e.type), ['stream_start', 'token', 'run_resumed']);
+  t.equal(evs[1]!.content, 'half', 'the dead run is replayed first');
+  t.equal(evs[2]!.run_id, evs[3]!.run_id, 'then the resumed run is followed');
+  t.match(evs.at(-1), { type: 'done', response: 'fresh answer' });
+});

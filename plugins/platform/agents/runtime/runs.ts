@@ -22,7 +22,7 @@ interface LocalRun {
   done: Promise<void>;
 }
 
-const pause = (ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal, ref: false }).catch(() => undefined);
+const pause = (ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => undefined);
 
 /**
  * Background chat runs: they outlive the request that started them, write every
@@ -210,6 +210,8 @@ export class RunManager {
     clearInterval(this.timer);
     const runs = [...this.local.values()];
     for (const r of runs) r.controller.abort();
-    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), pause(5000)]);
+    const giveUp = new AbortController();
+    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), pause(5000, giveUp.signal)]);
+    giveUp.abort();
   }
 }
