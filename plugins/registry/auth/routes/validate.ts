@@ -97,7 +97,7 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
       }
       for (const c of calls) {
         if (!canAccessServer(user, server, c.method, c.tool)) {
-          throw forbidden('SB_ERR_VALIDATE_DENIED', `Access denied to ${server}.${c.method}${c.tool ? ` (tool ${c.tool})` : ''}`);
+          throw forbidden('SB_ERR_VALIDATE_DENIED', `Access denied to ${server}.${c.method}`);
         }
       }
     }
