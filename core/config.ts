@@ -6,6 +6,8 @@ import YAML from 'yaml';
 import { StartupError } from './errors.ts';
 import { PROVIDER_KINDS } from './primitives.ts';
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 const Instance = Type.Object(
   {
     type: Type.String({ minLength: 1, description: 'Provider factory type, e.g. keyv, openai' }),
@@ -29,7 +31,7 @@ export const ConfigSchema = Type.Object(
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     host: Type.Optional(Type.String()),
     data_dir: Type.Optional(Type.String()),
-    log_level: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+    log_level: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
     surfaces: Type.Optional(Type.Array(Type.Union([Type.Literal('registry'), Type.Literal('platform')]), { minItems: 1 })),
     body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     store: Type.Optional(
@@ -129,16 +131,31 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     configDir = resolve(path, '..');
   }
   const config = validateSection(ConfigSchema, expandEnv(raw, env), '');
-  const redisUrl = config.store?.url ?? env.REDIS_URL;
+  const redisUrl = config.store?.url || env.REDIS_URL || undefined;
   const backend = config.store?.backend ?? (redisUrl ? 'redis' : 'sqlite');
+  const logLevel = env.LOG_LEVEL || config.log_level || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid environment variable LOG_LEVEL: '${logLevel}' is not one of ${LOG_LEVELS.join(', ')}`);
   return {
     config,
     configDir,
-    port: env.PORT !== undefined ? Number(env.PORT) : (config.port ?? 7860),
-    host: env.HOST ?? config.host ?? '127.0.0.1',
-    dataDir: resolve(env.DATA_DIR ?? config.data_dir ?? 'data'),
-    logLevel: env.LOG_LEVEL ?? config.log_level ?? 'info',
+    port: env.PORT ? envPort(env.PORT) : (config.port ?? 7860),
+    host: env.HOST || config.host || '127.0.0.1',
+    dataDir: resolve(configDirFor(env.DATA_DIR ? undefined : config.data_dir, configDir) ?? env.DATA_DIR ?? 'data'),
+    logLevel,
     surfaces: opts.surfaces ?? config.surfaces ?? ['registry', 'platform'],
     store: { backend, url: redisUrl },
   };
+}
+
+/** A data_dir from the config file is relative to that file, like provider_packages. */
+function configDirFor(dir: string | undefined, configDir: string): string | undefined {
+  return dir === undefined ? undefined : resolve(configDir, dir);
+}
+
+function envPort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid environment variable PORT: '${value}' is not a port number (0-65535)`);
+  }
+  return n;
 }

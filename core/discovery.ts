@@ -72,8 +72,8 @@ async function loadPackage(dir: string, source: DiscoveredPackage['source']): Pr
   return { name, dir, source, manifest, factories };
 }
 
-function builtinDirs(): string[] {
-  const root = join(PROJECT_ROOT, 'providers');
+function builtinDirs(projectRoot: string): string[] {
+  const root = join(projectRoot, 'providers');
   if (!existsSync(root)) return [];
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'package.json')))
@@ -82,12 +82,19 @@ function builtinDirs(): string[] {
 }
 
 /** Installed dependencies of the project whose package.json has a "switchboard" section. */
-function dependencyDirs(): string[] {
-  const rootPkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+function dependencyDirs(projectRoot: string): string[] {
+  const rootFile = join(projectRoot, 'package.json');
+  if (!existsSync(rootFile)) return [];
+  let rootPkg: Record<string, Record<string, string> | undefined>;
+  try {
+    rootPkg = JSON.parse(readFileSync(rootFile, 'utf8')) as typeof rootPkg;
+  } catch (err) {
+    throw new StartupError('SB_ERR_PROVIDER_PACKAGE_INVALID', `Cannot read ${rootFile} to find provider dependencies: ${(err as Error).message}`, err);
+  }
   const names = Object.keys({ ...rootPkg.dependencies, ...rootPkg.optionalDependencies });
   const dirs: string[] = [];
   for (const n of names) {
-    const dir = join(PROJECT_ROOT, 'node_modules', n);
+    const dir = join(projectRoot, 'node_modules', n);
     const file = join(dir, 'package.json');
     if (!existsSync(file)) continue;
     try {
@@ -99,7 +106,19 @@ function dependencyDirs(): string[] {
   return dirs;
 }
 
-export async function discoverPackages(extraPaths: string[] = [], configDir = process.cwd()): Promise<DiscoveredPackage[]> {
+export interface DiscoveryRoots {
+  /** Where `providers/` (built-in packages) is read; Switchboard's own folder by default. */
+  builtinRoot?: string;
+  /** Whose package.json dependencies and node_modules/ are searched; Switchboard's own folder by default. */
+  projectRoot?: string;
+}
+
+/**
+ * Built-in packages (providers/), then installed dependencies that declare
+ * themselves, then the config's `provider_packages`. The first broken package
+ * stops discovery with a StartupError naming it.
+ */
+export async function discoverPackages(extraPaths: string[] = [], configDir = process.cwd(), roots: DiscoveryRoots = {}): Promise<DiscoveredPackage[]> {
   const found: DiscoveredPackage[] = [];
   const seen = new Set<string>();
   const add = async (dir: string, source: DiscoveredPackage['source']) => {
@@ -109,8 +128,8 @@ export async function discoverPackages(extraPaths: string[] = [], configDir = pr
     if (!existsSync(join(real, 'package.json'))) throw broken(dir, 'no package.json in that folder');
     found.push(await loadPackage(real, source));
   };
-  for (const d of builtinDirs()) await add(d, 'builtin');
-  for (const d of dependencyDirs()) await add(d, 'dependency');
+  for (const d of builtinDirs(roots.builtinRoot ?? PROJECT_ROOT)) await add(d, 'builtin');
+  for (const d of dependencyDirs(roots.projectRoot ?? PROJECT_ROOT)) await add(d, 'dependency');
   for (const p of extraPaths) await add(resolve(configDir, p), 'config');
   return found;
 }

@@ -18,7 +18,7 @@ export class SqliteFile {
     get: Database.Statement<[string], { value: string } | undefined>;
     set: Database.Statement<[string, string]>;
     del: Database.Statement<[string]>;
-    clearNs: Database.Statement<[string]>;
+    clearNs: Database.Statement<[string, string]>;
     scan: Database.Statement<[string, string], { key: string; value: string }>;
   };
 

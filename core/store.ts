@@ -97,7 +97,7 @@ class KeyvCollection<T> implements Collection<T> {
   async *entries(): AsyncIterable<[string, T]> {
     if (!this.kv.iterator) throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' cannot list entries`);
     try {
-      for await (const [key, value] of this.kv.iterator()) yield [key as string, value as T];
+      for await (const [key, value] of this.kv.iterator(undefined)) yield [key as string, value as T];
     } catch (err) {
       this.fail('list', err);
     }
@@ -180,14 +180,27 @@ async function openRedisStore(url: string): Promise<Store> {
   const { default: KeyvRedis, createClient } = await import('@keyv/redis');
   // One client for every collection; keyv's Redis adapter would otherwise report
   // a miss on outage, so both throw switches are on.
-  const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (n: number) => Math.min(n * 100, 2000) } });
+  // disableOfflineQueue: while the connection is down a command fails at once
+  // (503) instead of waiting in node-redis's queue until Redis comes back.
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2000, reconnectStrategy: (n: number) => Math.min(n * 100, 2000) },
+  });
   client.on('error', () => {
     /* surfaced per call as a 503 */
   });
   const location = redactUrl(url);
   try {
-    await client.connect();
+    // connect() keeps retrying (reconnectStrategy) while Redis is down; a
+    // process that starts during an outage must say so rather than hang.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      client.connect(),
+      new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('no answer within 5 s')), 5000))),
+    ]).finally(() => clearTimeout(timer));
   } catch (err) {
+    if (client.isOpen) client.destroy();
     throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store 'redis' at ${location} is unavailable: ${(err as Error).message}`, err);
   }
   return makeStore(
@@ -210,10 +223,16 @@ async function openRedisStore(url: string): Promise<Store> {
       }
     },
     async () => {
+      // A graceful close waits for a reply that an unreachable Redis never sends.
+      if (!client.isOpen) return;
+      if (!client.isReady) {
+        client.destroy();
+        return;
+      }
       try {
-        await client.quit();
+        await client.close();
       } catch {
-        /* already gone */
+        client.destroy();
       }
     },
   );

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { loadSettings, type LoadOptions, type Settings } from '../core/config.ts';
-import { discoverPackages } from '../core/discovery.ts';
+import type { DestinationStream } from 'pino';
+import { discoverPackages, type DiscoveryRoots } from '../core/discovery.ts';
 import { buildProviders } from '../core/providers.ts';
 import { openStore, type Store } from '../core/store.ts';
 import type { SwitchboardContext } from './context.ts';
 import errors from './errors.ts';
 import requestId from './request-id.ts';
+import { loggerOptions } from './ops/logging.ts';
+import metrics from './ops/metrics.ts';
 import openapi from './ops/openapi.ts';
 import ops from './ops/index.ts';
 import platform from './platform/index.ts';
@@ -18,26 +21,20 @@ export interface BuildOptions extends LoadOptions {
   store?: Store;
   /** Overrides the log level from settings (tests use 'silent'). */
   logLevel?: string;
+  /** Where log lines go (tests capture them); stdout by default. */
+  logStream?: DestinationStream;
+  /** Where provider packages are discovered (tests point this at fixture roots). */
+  discovery?: DiscoveryRoots;
+  /** Runs after the core plugins and before the surfaces: tests add routes here. */
+  beforeSurfaces?: (app: FastifyInstance) => Promise<void> | void;
 }
 
-/** Headers and fields that must never reach a log line. */
-export const REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-authorization"]',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-  'headers.authorization',
-  '*.auth_credential',
-  '*.password',
-  '*.api_key',
-  '*.client_secret',
-  '*.secret',
-];
+export { REDACT } from './ops/logging.ts';
 
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = loadSettings(opts);
   const app = Fastify({
-    logger: { level: opts.logLevel ?? settings.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: loggerOptions(opts.logLevel ?? settings.logLevel, opts.logStream),
     bodyLimit: settings.config.body_limit_bytes ?? 1024 * 1024,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -46,8 +43,15 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url }));
-  const packages = await discoverPackages(settings.config.provider_packages, settings.configDir);
-  const providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir });
+  let packages, providers;
+  try {
+    packages = await discoverPackages(settings.config.provider_packages, settings.configDir, opts.discovery);
+    providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir });
+  } catch (err) {
+    // A startup failure must not leave the SQLite file or a Redis client open.
+    if (!opts.store) await store.close();
+    throw err;
+  }
   const ctx: SwitchboardContext = { settings, store, providers, packages, startedAt: Date.now() };
   app.decorate('sb', ctx);
   app.addHook('onClose', async () => {
@@ -58,7 +62,9 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(errors);
   await app.register(requestId);
   await app.register(openapi);
+  await app.register(metrics);
   await app.register(ops);
+  if (opts.beforeSurfaces) await opts.beforeSurfaces(app as unknown as FastifyInstance);
   if (settings.surfaces.includes('platform')) await app.register(platform);
   if (settings.surfaces.includes('registry')) await app.register(registry);
   return app as unknown as FastifyInstance;

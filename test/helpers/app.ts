@@ -19,7 +19,7 @@ export async function makeApp(
   config: Record<string, unknown> = {},
   opts: BuildOptions & { store?: Store } = {},
 ): Promise<FastifyInstance> {
-  const env = { ...process.env, DATA_DIR: opts.env?.DATA_DIR ?? tempDir(), ...opts.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: opts.env?.DATA_DIR ?? tempDir(), ...opts.env };
   delete env.SWITCHBOARD_CONFIG;
   delete env.REDIS_URL;
   const store = opts.store ?? (await openStore({ backend: 'memory' }));
