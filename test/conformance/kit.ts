@@ -4,15 +4,19 @@
  * the provider under test, and named skips. An outside provider package runs the
  * same suite by importing it and passing its own `t`.
  */
+/** An optional assertion message, in the tuple form tap's assertions take. */
+type Msg = [] | [message: string];
+
 export interface Runner {
-  test(name: string, fn: (t: Runner) => Promise<void> | void): Promise<unknown>;
-  ok(value: unknown, message?: string): void;
-  notOk(value: unknown, message?: string): void;
-  equal(found: unknown, wanted: unknown, message?: string): void;
-  not(found: unknown, notWanted: unknown, message?: string): void;
-  same(found: unknown, wanted: unknown, message?: string): void;
-  match(found: unknown, pattern: unknown, message?: string): void;
-  rejects(p: Promise<unknown> | (() => Promise<unknown>), expected?: unknown, message?: string): Promise<unknown>;
+  // tap's Test.test is overloaded and typed on its own class; the loose parameter keeps Test assignable here.
+  test(name: string, fn: (t: any) => Promise<void> | void): PromiseLike<unknown>;
+  ok(value: unknown, ...message: Msg): unknown;
+  notOk(value: unknown, ...message: Msg): unknown;
+  equal(found: unknown, wanted: unknown, ...message: Msg): unknown;
+  not(found: unknown, notWanted: unknown, ...message: Msg): unknown;
+  same(found: unknown, wanted: unknown, ...message: Msg): unknown;
+  match(found: unknown, pattern: unknown, ...message: Msg): unknown;
+  rejects(p: Promise<unknown> | (() => Promise<unknown>), ...rest: any[]): PromiseLike<unknown>;
   skip(name: string, fn?: unknown): unknown;
   comment(...args: unknown[]): void;
   teardown(fn: () => unknown): void;
