@@ -93,6 +93,34 @@ t.test('local admin login', async (t) => {
     t.equal(bearer.statusCode, 200);
   });
 
+  t.test('a form post carries the CSRF token in the csrf_token field', async (t) => {
+    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const c = cookiesOf(login);
+    const cookie = `mcp_gateway_session=${c.mcp_gateway_session}`;
+    const token = decodeURIComponent(c.mcp_gateway_csrf);
+    const post = (body: string) => app.inject({ method: 'POST', url: '/api/toggle/no-such-server', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
+    let res = await post('enabled=true');
+    t.equal(res.statusCode, 403);
+    t.equal(res.json().code, 'SB_ERR_AUTH_CSRF');
+    res = await post(`enabled=true&csrf_token=${encodeURIComponent(token)}x`);
+    t.equal(res.json().code, 'SB_ERR_AUTH_CSRF');
+    res = await post(`enabled=true&csrf_token=${encodeURIComponent(token)}`);
+    t.not(res.json().code, 'SB_ERR_AUTH_CSRF', 'past the CSRF check (the catalog answers for the missing server)');
+    t.not(res.statusCode, 403);
+  });
+
+  t.test('logout revokes the session server-side', async (t) => {
+    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const cookie = `mcp_gateway_session=${cookiesOf(login).mcp_gateway_session}`;
+    t.equal((await app.inject({ url: '/api/auth/me', headers: { cookie } })).statusCode, 200);
+    const out = await app.inject({ url: '/api/auth/logout', headers: { cookie } });
+    t.equal(out.statusCode, 302);
+    const again = await app.inject({ url: '/api/auth/me', headers: { cookie } });
+    t.equal(again.statusCode, 401, 'a kept copy of the cookie no longer works');
+    const v = await app.inject({ url: '/validate', headers: { cookie } });
+    t.equal(v.statusCode, 401);
+  });
+
   t.test('logout clears the cookie and redirects to login', async (t) => {
     for (const [method, url, to] of [['GET', '/api/auth/logout', '/api/auth/login'], ['POST', '/api/auth/logout', '/api/auth/login'], ['POST', '/logout', '/login']] as const) {
       const res = await app.inject({ method, url });

@@ -156,6 +156,15 @@ t.test('/validate', async (t) => {
   });
 });
 
+t.test('user-context headers stay valid for any username', async (t) => {
+  const app = await makeApp(t);
+  const token = await mintToken(app, { username: '山田 José\u0007', scopes: ['mcp-registry-admin'] });
+  const res = await app.inject({ url: '/validate', headers: { authorization: `Bearer ${token}`, 'x-original-url': '/a/mcp' } });
+  t.equal(res.statusCode, 200);
+  t.equal(res.json().username, '山田 José\u0007', 'the JSON body keeps the name as is');
+  t.equal(res.headers['x-user'], '%E5%B1%B1%E7%94%B0 Jos%C3%A9');
+});
+
 t.test('asUser helper gives working headers', async (t) => {
   const app = await makeApp(t);
   const res = await app.inject({ url: '/validate', headers: { ...(await asUser(app, ['mcp-registry-admin'])), 'x-original-url': '/a/mcp' } });

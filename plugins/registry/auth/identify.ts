@@ -4,6 +4,7 @@ import type { UserContext } from './context.ts';
 import type { AdminCredentials } from './keys.ts';
 import { ExpiringLru } from './lru.ts';
 import type { ScopeStore } from './scope-store.ts';
+import type { Collection, Store } from '../../../core/store.ts';
 import { SESSION_COOKIE, readCookie, verifySession, type SessionPayload } from './session.ts';
 import { SELF_ISSUER, TokenRejected, verifySelfToken, type VerifiedIdentity } from './self-tokens.ts';
 
@@ -46,12 +47,24 @@ function safeEqual(a: string, b: string): boolean {
 export class Authenticator {
   private readonly cache = new ExpiringLru<{ ctx: UserContext; version: number; identity: VerifiedIdentity & { claimScopes?: string[] } }>(10_000);
 
+  /** Logged-out session ids until their cookie would have expired, shared by replicas through the core store. */
+  private readonly revoked: Collection<true>;
+
   constructor(
     readonly secretKey: Uint8Array,
     readonly admin: AdminCredentials,
     readonly scopes: ScopeStore,
     readonly idp: IdentityProvider | undefined,
-  ) {}
+    store: Store,
+  ) {
+    this.revoked = store.collection<true>('registry_revoked_sessions');
+  }
+
+  /** Logout: the cookie stops working everywhere, even if a copy of it survives in some browser or log. */
+  async revokeSession(s: SessionPayload): Promise<void> {
+    const ttl = s.exp * 1000 - Date.now();
+    if (ttl > 0) await this.revoked.set(s.sid, true, ttl);
+  }
 
   /**
    * The hot path without a promise: a bearer token already verified and still
@@ -78,7 +91,7 @@ export class Authenticator {
     const cookie = readCookie(header(h, 'cookie'), SESSION_COOKIE);
     if (cookie !== undefined) {
       const session = verifySession(this.secretKey, cookie);
-      if (!session) return { source: 'cookie', failure: 'Session expired or invalid; log in again at /api/auth/login' };
+      if (!session || (await this.revoked.get(session.sid))) return { source: 'cookie', failure: 'Session expired or invalid; log in again at /api/auth/login' };
       return { source: 'cookie', session, user: this.fromSession(session) };
     }
     return { source: 'none' };

@@ -61,7 +61,7 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   const scopes = new ScopeStore(app.sb.store);
   await scopes.seed(readScopeFiles(settings.scopesDir));
   const idp = settings.idp ? buildIdpVerifier(settings.idp) : undefined;
-  const authenticator = new Authenticator(secret.key, admin, scopes, idp);
+  const authenticator = new Authenticator(secret.key, admin, scopes, idp, app.sb.store);
   const shared: RegistryAuth = { settings, authenticator, scopes, idp };
   byContext.set(app.sb, shared);
   app.decorate('registryAuth', shared);

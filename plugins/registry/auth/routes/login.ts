@@ -79,7 +79,8 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  const clearAndRedirect = (to: string) => async (_request: FastifyRequest, reply: FastifyReply) => {
+  const clearAndRedirect = (to: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.session) await authenticator.revokeSession(request.session);
     reply.header('set-cookie', [
       cookieHeader(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: settings.secure_cookies }),
       cookieHeader(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure: settings.secure_cookies }),

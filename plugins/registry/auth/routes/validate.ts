@@ -22,6 +22,14 @@ interface RpcCall {
   tool?: string;
 }
 
+/** Header-safe text: control characters dropped, anything beyond Latin-1 percent-encoded (Node refuses it). */
+function headerValue(v: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x20-\x7e]*$/.test(v)) return v;
+  // eslint-disable-next-line no-control-regex
+  return v.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c));
+}
+
 function one(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
@@ -105,14 +113,14 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
     const method = first?.method ?? one(request.headers['x-original-method']) ?? null;
     const tool = first?.tool ?? null;
     reply.headers({
-      'x-user': user.username,
-      'x-username': user.username,
-      'x-client-id': user.client_id ?? '',
-      'x-scopes': user.scopes.join(' '),
-      'x-groups': user.groups.join(' '),
+      'x-user': headerValue(user.username),
+      'x-username': headerValue(user.username),
+      'x-client-id': headerValue(user.client_id ?? ''),
+      'x-scopes': headerValue(user.scopes.join(' ')),
+      'x-groups': headerValue(user.groups.join(' ')),
       'x-auth-method': user.auth_method,
-      'x-server-name': server ?? '',
-      'x-tool-name': tool ?? '',
+      'x-server-name': headerValue(server ?? ''),
+      'x-tool-name': headerValue(tool ?? ''),
     });
     return {
       valid: true,
