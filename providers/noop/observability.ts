@@ -60,10 +60,11 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
     const copy = <T>(v: T): T => structuredClone(v);
     const now = () => new Date().toISOString();
 
-    const sessions = (): SessionSummary[] => {
+    /** Sessions derived from traces; with `userId`, from that user's traces only (a session id may be reused). */
+    const sessions = (userId?: string): SessionSummary[] => {
       const by = new Map<string, SessionSummary>();
       for (const t of traces.newest()) {
-        if (!t.session_id) continue;
+        if (!t.session_id || (userId !== undefined && t.user_id !== userId)) continue;
         const s = by.get(t.session_id);
         if (!s) by.set(t.session_id, { session_id: t.session_id, user_id: t.user_id, trace_count: 1, first_seen: t.timestamp, last_activity: t.timestamp });
         else {
@@ -169,7 +170,7 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
         return { scores: page.map(copy), total };
       },
       async listSessions(q) {
-        const hits = sessions().filter((s) => q.user_id === undefined || s.user_id === q.user_id);
+        const hits = sessions(q.user_id);
         const { page, total } = window(hits, q.offset, q.limit);
         return { sessions: page, total };
       },

@@ -139,3 +139,63 @@ t.test('ingestTrace is what auto_trace calls: the trace it takes is readable ove
   t.same(out, { trace_id: 'run-1', status: 'accepted' });
   t.match((await app.inject({ method: 'GET', url: `${O}/traces/run-1` })).json(), { name: 'agent:a', output: 'out' });
 });
+
+/** A throwaway auth package (static keys -> principals) so reads can be checked per user. */
+function keyAuth() {
+  const dir = tempDir('sb-obs-auth-');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-obs-keys', type: 'module', switchboard: { provides: ['auth'], entry: './index.mjs' } }));
+  writeFileSync(
+    join(dir, 'index.mjs'),
+    `export const providers = [{
+  type: 'fixture_keys', kind: 'auth',
+  create: (name, options) => ({
+    name, type: 'fixture_keys', kind: 'auth', capabilities: {},
+    authenticate: async (req) => options.keys[req.headers['x-api-key']],
+    publicConfig: () => ({ enabled: true }),
+    healthcheck: async () => 'ok', close: async () => {},
+  }),
+}];\n`,
+  );
+  const user = (id: string, is_admin = false) => ({ id, type: 'user', is_admin, groups: [], scopes: [] });
+  return {
+    provider_packages: [dir],
+    providers: { auth: { default: 'keys', instances: { keys: { type: 'fixture_keys', options: { keys: { alice: user('alice'), bob: user('bob'), root: user('root', true) } } } } } },
+  };
+}
+
+t.test('with auth on, non-admins read only their own traces and what hangs off them', async (t) => {
+  const app = await makeApp(t, keyAuth());
+  const as = (key: string) => ({ 'x-api-key': key });
+  t.equal((await app.inject({ method: 'GET', url: `${O}/traces` })).statusCode, 401);
+  for (const [id, user, session] of [['ta', 'alice', 'shared-s'], ['tb', 'bob', 'shared-s'], ['tb2', 'bob', 'bob-s']] as const) {
+    t.equal((await app.inject({ method: 'POST', url: `${O}/traces`, headers: as('root'), payload: { trace_id: id, user_id: user, session_id: session } })).statusCode, 202);
+  }
+  await app.inject({ method: 'POST', url: `${O}/logs`, headers: as('root'), payload: { message: 'bob log', trace_id: 'tb' } });
+
+  t.same((await app.inject({ method: 'GET', url: `${O}/traces`, headers: as('alice') })).json().traces.map((x: { trace_id: string }) => x.trace_id), ['ta'], 'alice lists her traces only');
+  t.equal((await app.inject({ method: 'GET', url: `${O}/traces`, headers: as('root') })).json().total, 3, 'admins list all');
+  const other = await app.inject({ method: 'GET', url: `${O}/traces/tb`, headers: as('alice') });
+  t.equal(other.statusCode, 403);
+  t.equal(other.json().code, 'SB_ERR_OBSERVABILITY_FORBIDDEN');
+  t.equal((await app.inject({ method: 'GET', url: `${O}/traces?user_id=bob`, headers: as('alice') })).statusCode, 403, 'asking for another user is refused, not silently narrowed');
+  t.equal((await app.inject({ method: 'GET', url: `${O}/traces/tb`, headers: as('bob') })).statusCode, 200);
+
+  const sessionsOf = async (key: string) =>
+    (await app.inject({ method: 'GET', url: `${O}/sessions`, headers: as(key) })).json().sessions.map((s: { session_id: string; trace_count: number }) => [s.session_id, s.trace_count]);
+  t.same(await sessionsOf('alice'), [['shared-s', 1]], "sessions come from the caller's own traces");
+  t.same((await sessionsOf('bob')).sort(), [['bob-s', 1], ['shared-s', 1]]);
+  t.same((await sessionsOf('root')).sort(), [['bob-s', 1], ['shared-s', 2]], 'admins see every trace of a session');
+  const shared = await app.inject({ method: 'GET', url: `${O}/sessions/shared-s`, headers: as('alice') });
+  t.equal(shared.statusCode, 200);
+  t.same(shared.json().traces.map((x: { trace_id: string }) => x.trace_id), ['ta'], "another user's traces in a reused session id stay hidden");
+  t.equal(shared.json().session.trace_count, 1);
+  t.equal((await app.inject({ method: 'GET', url: `${O}/sessions/bob-s`, headers: as('alice') })).statusCode, 403);
+
+  const allLogs = await app.inject({ method: 'GET', url: `${O}/logs`, headers: as('alice') });
+  t.equal(allLogs.statusCode, 403, 'non-admins list logs per trace');
+  t.match(allLogs.json().detail, /pass trace_id/);
+  t.equal((await app.inject({ method: 'GET', url: `${O}/logs?trace_id=tb`, headers: as('alice') })).statusCode, 403);
+  t.equal((await app.inject({ method: 'GET', url: `${O}/logs?trace_id=tb`, headers: as('bob') })).json().total, 1);
+  t.equal((await app.inject({ method: 'GET', url: `${O}/generations?trace_id=ta`, headers: as('alice') })).statusCode, 200);
+  t.equal((await app.inject({ method: 'GET', url: `${O}/scores?trace_id=nope`, headers: as('alice') })).statusCode, 404);
+});

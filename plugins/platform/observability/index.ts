@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../../../core/errors.ts';
+import { forbidden, notFound } from '../../../core/errors.ts';
 import {
   GenerationAccepted,
   GenerationInput,
@@ -26,6 +26,7 @@ import {
   type ObservabilityProvider,
 } from '../../../core/primitives/observability.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
+import { assertOwnTrace, assertTraceFilter, visibleUser } from './visibility.ts';
 
 const tags = ['observability'];
 const providerFor = (request: FastifyRequest) => request.server.sb.providers.resolve<ObservabilityProvider>('observability', request.headers);
@@ -45,7 +46,10 @@ function writer(request: FastifyRequest, capability: string, what: string): Obse
   return p;
 }
 
-/** /api/v1/observability: traces, logs, generations, scores, sessions (spec 4.9 prefix; ANCHOR-FACTS shapes). */
+/**
+ * /api/v1/observability: traces, logs, generations, scores, sessions (spec 4.9 prefix; ANCHOR-FACTS shapes).
+ * Reads are scoped to the caller's own traces unless the caller is an admin (visibility.ts).
+ */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/traces', { schema: { tags, summary: 'Ingest a trace (202)', body: TraceInput, response: { 202: TraceAccepted } } }, async (request, reply) => {
     const p = writer(request, 'ingest', 'traces');
@@ -54,7 +58,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/traces', { schema: { tags, summary: 'List traces, newest first', querystring: TraceQuery, response: { 200: TraceList } } }, async (request) => {
     const p = reader(request, 'query', 'traces');
-    return requireMethod(p, 'listTraces', 'listing traces')(request.query);
+    return requireMethod(p, 'listTraces', 'listing traces')({ ...request.query, user_id: visibleUser(request, request.query.user_id) });
   });
 
   app.get(
@@ -64,6 +68,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const p = reader(request, 'query', 'traces');
       const trace = await requireMethod(p, 'getTrace', 'reading traces')(request.params.trace_id);
       if (!trace) throw notFound('SB_ERR_OBSERVABILITY_TRACE_NOT_FOUND', `Trace '${request.params.trace_id}' not found`);
+      assertOwnTrace(request, trace);
       return trace;
     },
   );
@@ -76,6 +81,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/logs', { schema: { tags, summary: 'List log entries, newest first', querystring: LogQuery, response: { 200: LogList } } }, async (request) => {
     const p = reader(request, 'logs', 'logs');
+    await assertTraceFilter(request, p, request.query.trace_id, 'logs');
     return requireMethod(p, 'listLogs', 'logs')(request.query);
   });
 
@@ -94,6 +100,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'List generations, newest first', querystring: GenerationQuery, response: { 200: GenerationRecordList } } },
     async (request) => {
       const p = reader(request, 'generations', 'generations');
+      await assertTraceFilter(request, p, request.query.trace_id, 'generations');
       return requireMethod(p, 'listGenerations', 'generations')(request.query);
     },
   );
@@ -106,12 +113,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/scores', { schema: { tags, summary: 'List trace scores, newest first', querystring: TraceScoreQuery, response: { 200: TraceScoreList } } }, async (request) => {
     const p = reader(request, 'scores', 'trace scores');
+    await assertTraceFilter(request, p, request.query.trace_id, 'scores');
     return requireMethod(p, 'listScores', 'trace scores')(request.query);
   });
 
   app.get('/sessions', { schema: { tags, summary: 'Sessions seen in traces, most recent first', querystring: SessionQuery, response: { 200: SessionList } } }, async (request) => {
     const p = reader(request, 'sessions', 'sessions');
-    return requireMethod(p, 'listSessions', 'sessions')(request.query);
+    return requireMethod(p, 'listSessions', 'sessions')({ ...request.query, user_id: visibleUser(request, request.query.user_id) });
   });
 
   app.get(
@@ -121,7 +129,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const p = reader(request, 'sessions', 'sessions');
       const detail = await requireMethod(p, 'getSession', 'sessions')(request.params.session_id);
       if (!detail) throw notFound('SB_ERR_OBSERVABILITY_SESSION_NOT_FOUND', `Session '${request.params.session_id}' not found in traces`);
-      return detail;
+      if (request.principal!.is_admin) return detail;
+      // A session id can be reused by several users: a non-admin sees only their own traces of it.
+      const traces = detail.traces.filter((tr) => tr.user_id === request.principal!.id);
+      if (traces.length === 0) throw forbidden('SB_ERR_OBSERVABILITY_FORBIDDEN', `Session '${request.params.session_id}' belongs to another user`);
+      const times = traces.map((tr) => tr.timestamp).sort();
+      const session = { ...detail.session, user_id: request.principal!.id, trace_count: traces.length, first_seen: times[0]!, last_activity: times[times.length - 1]! };
+      return { session, traces };
     },
   );
 };
