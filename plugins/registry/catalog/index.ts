@@ -36,7 +36,8 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
   const agents = new AgentRepository(store);
   const skills = new SkillRepository(store);
   const ratings = new Ratings(store);
-  await Promise.all([servers.load(), agents.load(), skills.load(), ratings.index.load()]);
+  // One after another: the SQLite store shares one scan statement, so concurrent listings fail ('statement is busy').
+  for (const load of [servers.load, agents.load, skills.load, () => ratings.index.load()]) await load();
   const catalog: Catalog = { config, fernet, servers, agents, skills, ratings, audit, scanner: passingScan };
   servers.scanner = () => catalog.scanner;
   app.decorate('catalog', catalog);
@@ -45,7 +46,7 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
   await app.register(async (scope) => {
     // Replicas sharing a Redis store reload a collection another replica changed (see repository.ts).
     scope.addHook('onRequest', async () => {
-      await Promise.all([servers.sync(), agents.sync(), skills.sync(), ratings.index.sync()]);
+      for (const sync of [servers.sync, agents.sync, skills.sync, () => ratings.index.sync()]) await sync();
     });
     await scope.register(serversApi);
     await scope.register(uiRoutes);

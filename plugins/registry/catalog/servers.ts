@@ -74,7 +74,8 @@ export class ServerRepository {
         throw new SwitchboardError(dupVersion ? 409 : (opts.existsStatus ?? 409), 'SB_ERR_REGISTRY_SERVER_EXISTS', detail);
       }
     }
-    const credential = applyCredential(cred, opts.overwrite ? existing : undefined, this.fernet);
+    // A new version or an overwrite that does not resend the credential keeps the stored one.
+    const credential = applyCredential(cred, existing, this.fernet);
     const keepVersions = existing && !opts.overwrite ? existing.versions : [];
     const base: ServerRecord = {
       id: existing?.id ?? randomUUID(),
