@@ -28,6 +28,10 @@ const CLIENTS: Record<string, { secret: string; groups: string[] }> = {
   'svc-nobody': { secret: 'svc-nobody-secret', groups: ['unmapped-group'] },
 };
 
+/** Browser users of the test IdP and their groups (released in the ID token). */
+const USERS: Record<string, string[]> = { alice: ['mcp-servers-restricted'], bob: ['mcp-registry-admin'] };
+const WEB_CLIENT = { client_id: 'registry-web', client_secret: 'registry-web-secret', redirect_uri: 'http://registry.test/api/auth/auth/callback' };
+
 async function startIdp(pathPrefix: string, routes: Record<string, string> = {}): Promise<TestIdp> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = 'test-key-1';
@@ -37,10 +41,16 @@ async function startIdp(pathPrefix: string, routes: Record<string, string> = {})
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${url}${pathPrefix}`;
   const provider = new Provider(issuer, {
-    clients: Object.entries(CLIENTS).map(([client_id, c]) => ({ client_id, client_secret: c.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
+    clients: [
+      ...Object.entries(CLIENTS).map(([client_id, c]) => ({ client_id, client_secret: c.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
+      { client_id: WEB_CLIENT.client_id, client_secret: WEB_CLIENT.client_secret, redirect_uris: [WEB_CLIENT.redirect_uri], grant_types: ['authorization_code'], response_types: ['code'] },
+    ],
+    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, preferred_username: id, groups: USERS[id] ?? [] }) }),
+    claims: { openid: ['sub', 'preferred_username', 'groups'] },
+    conformIdTokenClaims: false,
     jwks: { keys: [jwk as never] },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -183,4 +193,73 @@ t.test('issuer forms per AUTH_PROVIDER', async (t) => {
   t.equal(endpointsFor({ provider: 'oidc', issuer: 'https://id.example' }).issuer, 'https://id.example');
   t.throws(() => endpointsFor({ provider: 'keycloak', url: 'https://kc' }), { name: 'StartupError', message: /registry\.idp\.realm/ });
   t.throws(() => endpointsFor({ provider: 'entra' }), { name: 'StartupError', message: /tenant_id/ });
+});
+
+/** A tiny cookie jar over fetch with manual redirects, enough to walk the IdP's dev login pages. */
+async function browserLogin(startUrl: string, username: string): Promise<string> {
+  const jar = new Map<string, string>();
+  let url = startUrl;
+  let form: URLSearchParams | undefined;
+  for (let step = 0; step < 12; step++) {
+    if (url.startsWith(WEB_CLIENT.redirect_uri)) return url;
+    const res = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: form,
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair.indexOf('=');
+      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    form = undefined;
+    const location = res.headers.get('location');
+    if (location) {
+      url = new URL(location, url).toString();
+      continue;
+    }
+    const html = await res.text();
+    const action = /action="([^"]+)"/.exec(html)?.[1];
+    const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1];
+    if (!action || !prompt) throw new Error(`unexpected IdP page (${res.status}): ${html.slice(0, 200)}`);
+    url = new URL(action, url).toString();
+    form = new URLSearchParams(prompt === 'login' ? { prompt, login: username, password: 'any' } : { prompt });
+  }
+  throw new Error('login did not come back to the registry');
+}
+
+t.test('browser login through the IdP: authorization code -> session cookie with mapped scopes', async (t) => {
+  const idp = await startIdp('');
+  t.teardown(() => idp.close());
+  const app = await makeApp(t, {
+    registry: { idp: { provider: 'oidc', issuer: idp.issuer, client_id: WEB_CLIENT.client_id, client_secret: WEB_CLIENT.client_secret, redirect_uri: WEB_CLIENT.redirect_uri } },
+  });
+  const start = await app.inject({ url: '/api/auth/auth/oidc' });
+  t.equal(start.statusCode, 302);
+  const stateCookie = String(start.headers['set-cookie']).split(';')[0];
+  const back = new URL(await browserLogin(start.headers.location as string, 'alice'));
+  t.ok(back.searchParams.get('code'), 'the IdP sent a code back');
+
+  // A callback without our state cookie is refused (login CSRF).
+  let res = await app.inject({ url: `/api/auth/auth/callback${back.search}` });
+  t.equal(res.statusCode, 302);
+  t.match(res.headers.location, /error=Login%20state%20mismatch/);
+
+  res = await app.inject({ url: `/api/auth/auth/callback${back.search}`, headers: { cookie: stateCookie } });
+  t.equal(res.statusCode, 302);
+  t.equal(res.headers.location, '/');
+  const session = (res.headers['set-cookie'] as string[]).find((c) => c.startsWith('mcp_gateway_session='))!.split(';')[0];
+  const me = await app.inject({ url: '/api/auth/me', headers: { cookie: session } });
+  t.equal(me.statusCode, 200);
+  t.equal(me.json().username, 'alice');
+  t.equal(me.json().provider, 'oidc');
+  t.equal(me.json().auth_method, 'session_cookie');
+  t.same(me.json().scopes, ['mcp-servers-restricted']);
+  t.equal(me.json().is_admin, false);
+
+  // The same code cannot be redeemed twice.
+  res = await app.inject({ url: `/api/auth/auth/callback${back.search}`, headers: { cookie: stateCookie } });
+  t.equal(res.statusCode, 302);
+  t.match(res.headers.location, /^\/api\/auth\/login\?error=/);
 });
