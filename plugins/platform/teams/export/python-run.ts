@@ -111,11 +111,16 @@ class Run:
         return ("\nShared findings of the team:\n" + "\n".join(notes)) if notes else ""
 
     def share(self, task, result):
-        if self.namespace:
+        """Best effort: a memory outage costs the team its shared notes, not the task's result."""
+        if not self.namespace:
+            return
+        try:
             call("POST", "/api/v1/memory/%s" % seg(self.namespace), {
                 "key": "%s:%s" % (self.run_id, task["id"]), "content": result,
                 "metadata": {"team_run_id": self.run_id, "task_id": task["id"], "agent": task["assigned_to"]},
             })
+        except (GatewayError, urllib.error.URLError) as err:
+            self.board.show("could not share the result of %s: %s" % (task["id"], err))
 
     def work(self, task, by_id):
         context = "".join("\nResult of %s (%s):\n%s\n" % (d, by_id[d]["title"], by_id[d]["result"]) for d in task["depends_on"])
