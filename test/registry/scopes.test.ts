@@ -68,6 +68,18 @@ t.test('scope files load into the scope store; /api/scopes, /api/auth/me, /api/d
   t.equal((await app.inject({ url: '/api/scopes', headers: { authorization: `Bearer ${bound}` } })).statusCode, 403);
 });
 
+t.test('a restart reloads the files but keeps servers added to their groups through the API', async (t) => {
+  const store = await openStore({ backend: 'memory' });
+  const a = await makeApp(t, {}, { store });
+  await registryAuthOf(a).scopes.addServerToGroups('/warehouse', ['mcp-registry-user']);
+  await a.close();
+  const b = await makeApp(t, {}, { store });
+  const rules = registryAuthOf(b).scopes.get('mcp-registry-user')!.server_access;
+  t.ok(rules.some((r) => 'server' in r && r.server === 'warehouse'), 'API-added rule kept');
+  t.ok(rules.some((r) => 'server' in r && r.server === '*'), 'file rules reloaded');
+  t.equal(rules.filter((r) => 'server' in r && r.server === 'warehouse').length, 1);
+});
+
 t.test('a broken scope file stops startup with its name', async (t) => {
   const dir = tempDir();
   mkdirSync(join(dir, 'scopes'));

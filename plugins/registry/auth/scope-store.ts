@@ -6,7 +6,13 @@ import { StartupError } from '../../../core/errors.ts';
 import type { Collection, Store } from '../../../core/store.ts';
 import type { ServerAccessRule, UiPermission } from './context.ts';
 
-const ServerRule = Type.Object({ server: Type.String(), methods: Type.Array(Type.String()), tools: Type.Optional(Type.Array(Type.String())) });
+const ServerRule = Type.Object({
+  server: Type.String(),
+  methods: Type.Array(Type.String()),
+  tools: Type.Optional(Type.Array(Type.String())),
+  /** 'api' for rules added at run time (add-to-groups): they survive a restart that reloads the files. */
+  source: Type.Optional(Type.String()),
+});
 const AgentRule = Type.Object({
   agents: Type.Object({ actions: Type.Array(Type.Object({ action: Type.String(), resources: Type.Array(Type.String()) })) }),
 });
@@ -73,9 +79,18 @@ export class ScopeStore {
     this.col = store.collection<ScopeDocument>('registry_scopes');
   }
 
-  /** Startup: the files win over what the store holds for the same _id. */
+  /**
+   * Startup: the files win over what the store holds for the same _id, except
+   * server rules added through the API (add-to-groups), which are kept.
+   */
   async seed(files: ScopeDocument[]): Promise<void> {
-    for (const doc of files) await this.col.set(doc._id, doc);
+    for (const doc of files) {
+      const stored = await this.col.get(doc._id);
+      const added = (stored?.server_access ?? []).filter(
+        (r) => 'server' in r && r.source === 'api' && !doc.server_access.some((f) => 'server' in f && f.server === r.server),
+      );
+      await this.col.set(doc._id, { ...doc, server_access: [...doc.server_access, ...added] });
+    }
     await this.reload();
   }
 
@@ -140,7 +155,7 @@ export class ScopeStore {
       }
       const name = server.replace(/^\/+|\/+$/g, '');
       const has = doc.server_access.some((r) => 'server' in r && r.server.replace(/^\/+|\/+$/g, '') === name);
-      if (!has) await this.col.set(g, { ...doc, server_access: [...doc.server_access, { server: name, methods: ['all'], tools: ['all'] }] });
+      if (!has) await this.col.set(g, { ...doc, server_access: [...doc.server_access, { server: name, methods: ['all'], tools: ['all'], source: 'api' }] });
     }
     await this.reload();
     return missing;
