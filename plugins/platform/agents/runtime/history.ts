@@ -30,11 +30,11 @@ export class History {
     return turns;
   }
 
-  async append(entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>, messages: Turn[], memory?: MemoryProvider): Promise<void> {
+  async append(entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>, messages: Turn[], memory?: MemoryProvider, fresh = false): Promise<void> {
     if (messages.length === 0) return;
     if (entry.history.kind === 'store' || !memory) {
       const k = `${entry.agent_name}/${entry.session_id}`;
-      await this.col.set(k, [...((await this.col.get(k)) ?? []), ...messages]);
+      await this.col.set(k, [...((fresh ? undefined : await this.col.get(k)) ?? []), ...messages]);
       return;
     }
     await memory.createEvent(entry.actor_id, entry.session_id, {

@@ -37,6 +37,8 @@ export interface Prepared {
   session: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>;
   llm: LlmProvider;
   memory?: MemoryProvider;
+  /** The session id was generated here: nothing to load, nothing to merge with. */
+  fresh: boolean;
 }
 
 /** Only routing headers are kept: credentials never outlive the request in a stored run. */
@@ -91,7 +93,7 @@ export class AgentRuntime {
       }
     }
     const actor_id = existing?.actor_id ?? caller.principal.id;
-    return { spec, caller, llm, memory, session: { agent_name: spec.name, session_id, actor_id, history } };
+    return { spec, caller, llm, memory, fresh: sessionId === undefined, session: { agent_name: spec.name, session_id, actor_id, history } };
   }
 
   /** The agent's tools for one run; `defer` collects cleanup (sessions tools opened) for the run's end. */
@@ -118,15 +120,15 @@ export class AgentRuntime {
     const { spec, caller, session } = p;
     const emit = opts.emit ?? (() => {});
     const signal = opts.signal ?? new AbortController().signal;
-    const past = await this.history.load(session, p.memory);
+    const past = p.fresh ? [] : await this.history.load(session, p.memory);
     const cleanups: Array<() => Promise<unknown>> = [];
     const tools = await this.tools(spec, caller, opts.depth ?? 0, (fn) => cleanups.push(fn));
     let partial = '';
     const save = async (assistant: string) => {
       const turn: Turn[] = [{ role: 'user', content: message }];
       if (assistant) turn.push({ role: 'assistant', content: assistant });
-      await this.history.append(session, turn, p.memory);
-      await this.sessions.touch(session, turn.length);
+      await this.history.append(session, turn, p.memory, p.fresh);
+      await this.sessions.touch(session, turn.length, p.fresh);
     };
     let result;
     try {
