@@ -11,6 +11,7 @@ export const OBSERVABILITY_CASES = {
   generations: 'generations: ingest and list filtered by trace',
   scores: 'trace scores: ingest and list filtered by trace and name',
   sessions: 'sessions are derived from traces with a session_id',
+  sessionsPerUser: 'a session id reused by two users: the user filter counts only that user\'s traces',
   unsupported: 'capabilities declared false have no method or reject with 501',
 } as const;
 
@@ -109,6 +110,14 @@ export async function observabilitySuite(t: Runner, opts: SuiteOptions<Observabi
     const detail = await p.getSession!('sa');
     t.same(detail?.traces.map((x) => x.trace_id), ['a2', 'a1']);
     t.equal(await p.getSession!('nope'), undefined);
+  });
+
+  await run(OBSERVABILITY_CASES.sessionsPerUser, async (t, p) => {
+    await p.ingestTrace({ trace_id: 'u1', session_id: 'same', user_id: 'alice', timestamp: '2026-01-01T00:00:01.000Z' });
+    await p.ingestTrace({ trace_id: 'u2', session_id: 'same', user_id: 'bob', timestamp: '2026-01-01T00:00:09.000Z' });
+    const alice = await p.listSessions!({ user_id: 'alice', limit: 50, offset: 0 });
+    t.match(alice.sessions, [{ session_id: 'same', user_id: 'alice', trace_count: 1, last_activity: '2026-01-01T00:00:01.000Z' }]);
+    t.equal((await p.listSessions!({ limit: 50, offset: 0 })).sessions[0]?.trace_count, 2, 'unfiltered, both traces count');
   });
 
   await run(OBSERVABILITY_CASES.unsupported, async (t, p) => {
