@@ -88,7 +88,8 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     return { ...h, ...b.headers };
   };
 
-  const schema = { tags: ['mcp-gateway'], params: Params, body: AnyBody, hide: false };
+  const noBody = { tags: ['mcp-gateway'], params: Params };
+  const schema = { ...noBody, body: AnyBody };
 
   app.post('/:server/mcp', { schema: { ...schema, summary: 'MCP streamable HTTP through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
@@ -109,7 +110,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     return reply.send(Readable.fromWeb(res.body as never));
   });
 
-  app.get('/:server/mcp', { schema: { ...schema, body: undefined, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
+  app.get('/:server/mcp', { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
     const res = await backendFetch(b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
@@ -118,14 +119,14 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     return reply.send(res.body ? Readable.fromWeb(res.body as never) : undefined);
   });
 
-  app.delete('/:server/mcp', { schema: { ...schema, body: undefined, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
+  app.delete('/:server/mcp', { schema: { ...noBody, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
     const res = await backendFetch(b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
     return reply.status(res.status).send(await res.text());
   });
 
-  app.get('/:server/sse', { schema: { ...schema, body: undefined, summary: 'MCP SSE stream through the gateway' } }, async (request, reply) => {
+  app.get('/:server/sse', { schema: { ...noBody, summary: 'MCP SSE stream through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
     if (b.transport !== 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
