@@ -76,7 +76,7 @@ function builtinDirs(projectRoot: string): string[] {
   const root = join(projectRoot, 'providers');
   if (!existsSync(root)) return [];
   return readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'package.json')))
+    .filter((d) => (d.isDirectory() || d.isSymbolicLink()) && existsSync(join(root, d.name, 'package.json')))
     .map((d) => join(root, d.name))
     .sort();
 }

@@ -24,8 +24,10 @@ const ops: FastifyPluginAsync = async (app) => {
       },
     },
     async (_request, reply) => {
-      const checks = await app.sb.providers.health();
-      checks[`store/${app.sb.store.backend}`] = await app.sb.store.healthcheck();
+      const [providers, store] = await Promise.all([app.sb.providers.health(), app.sb.store.healthcheck()]);
+      const checks = Object.fromEntries(
+        Object.entries({ ...providers, [`store/${app.sb.store.backend}`]: store }).sort(([a], [b]) => a.localeCompare(b)),
+      );
       const values = Object.values(checks);
       const status = values.includes('down') ? 'error' : values.includes('reachable') ? 'degraded' : 'ok';
       return reply.status(status === 'error' ? 503 : 200).send({ status, checks });
