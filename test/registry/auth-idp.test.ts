@@ -258,6 +258,9 @@ t.test('browser login through the IdP: authorization code -> session cookie with
   t.same(me.json().scopes, ['mcp-servers-restricted']);
   t.equal(me.json().is_admin, false);
 
+  const loc = new URL(start.headers.location as string);
+  t.equal(loc.searchParams.get('code_challenge_method'), 'S256', 'PKCE');
+
   // The same code cannot be redeemed twice.
   res = await app.inject({ url: `/api/auth/auth/callback${back.search}`, headers: { cookie: stateCookie } });
   t.equal(res.statusCode, 302);

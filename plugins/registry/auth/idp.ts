@@ -171,8 +171,9 @@ export class Idp implements IdentityProvider {
   }
 
   /** Authorization-code exchange for browser login; returns the ID token (or the access token). */
-  async exchangeCode(code: string, redirectUri: string): Promise<{ token: string; audience?: string }> {
-    const body = await this.tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }), 'authorization code');
+  async exchangeCode(code: string, redirectUri: string, codeVerifier: string): Promise<{ token: string; audience?: string }> {
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: codeVerifier });
+    const body = await this.tokenRequest(form, 'authorization code');
     if (typeof body.id_token === 'string') return { token: body.id_token, audience: this.s.client_id };
     return { token: body.access_token as string };
   }

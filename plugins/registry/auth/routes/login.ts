@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { SwitchboardError, badRequest, notFound, unauthorized } from '../../../../core/errors.ts';
@@ -128,9 +128,20 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     const { authorization_endpoint } = await idp.endpoints();
     if (!authorization_endpoint) throw badRequest('SB_ERR_AUTH_PROVIDER_INCOMPLETE', `Identity provider '${name}' has no authorization endpoint configured`);
     const state = randomBytes(16).toString('base64url');
+    // PKCE (S256) on top of the client secret: a stolen code is useless without this browser's verifier.
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
     const url = new URL(authorization_endpoint);
-    url.search = new URLSearchParams({ response_type: 'code', client_id: idp.clientId, redirect_uri: redirectUri(request), scope: 'openid profile email', state }).toString();
-    reply.header('set-cookie', cookieHeader(STATE_COOKIE, state, { maxAgeSeconds: 600, httpOnly: true, secure: settings.secure_cookies }));
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: idp.clientId,
+      redirect_uri: redirectUri(request),
+      scope: 'openid profile email',
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
+    reply.header('set-cookie', cookieHeader(STATE_COOKIE, `${state}.${verifier}`, { maxAgeSeconds: 600, httpOnly: true, secure: settings.secure_cookies }));
     return reply.redirect(url.toString(), 302);
   };
   const providerSchema = (summary: string) => ({
@@ -154,9 +165,10 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       const { code, state, error, details } = request.query;
       if (error) return back(details ? `${error}: ${details}` : error);
       if (!idp) return back('No identity provider is configured');
-      if (!code || !state || state !== readCookie(request.headers.cookie, STATE_COOKIE)) return back('Login state mismatch; start again');
+      const [expected, verifier] = (readCookie(request.headers.cookie, STATE_COOKIE) ?? '').split('.');
+      if (!code || !state || !expected || !verifier || state !== expected) return back('Login state mismatch; start again');
       try {
-        const { token, audience } = await idp.exchangeCode(code, redirectUri(request));
+        const { token, audience } = await idp.exchangeCode(code, redirectUri(request), verifier);
         const who = await idp.verify(token, audience);
         setSession(reply, { username: who.username, groups: who.groups, provider: idp.kind });
         return reply.redirect('/', 302);
