@@ -51,6 +51,33 @@ export function doneWhen(t: T, memory: string): void {
     t.ok(tools.every((x: { primitive: string; provider: string }) => x.primitive === 'memory' && x.provider === memory));
   });
 
+  t.test(`[${memory}] shared-memory tools and the metadata denylist on tool output`, async (t) => {
+    const app = await agentApp(t, {
+      memory,
+      config: { metadata_denylists: { memory: ['secret'] } },
+      steps: [
+        { tool_calls: [call('s1', 'share_finding', { key: 'f1', content: 'found it' }), call('s2', 'recall', { key: 'pre' })] },
+        { tool_calls: [call('s3', 'read_shared', { key: 'f1' }), call('s4', 'list_shared', {}), call('s5', 'read_shared', { key: 'f1', namespace: 'elsewhere' })] },
+        { content: 'ok' },
+      ],
+    });
+    await create(app, { name: 'sharer', primitives: { memory: { enabled: true } }, shared_namespaces: ['team-pool'] });
+    const mem = app.sb.providers.get('memory') as unknown as { store(ns: string, r: Record<string, unknown>): Promise<unknown> };
+    await mem.store('agent:sharer', { key: 'pre', content: 'stored before', metadata: { secret: 'hide me', visible: 'show me' } });
+    t.equal((await chat(app, 'sharer', 'share')).response, 'ok');
+    const [shared, recalled] = lastToolResults(app, 1);
+    t.equal(shared, "Shared 'f1' in 'team-pool'.");
+    const rec = JSON.parse(recalled!);
+    t.same(rec.metadata, { visible: 'show me' }, 'denylisted metadata keys are stripped from tool output');
+    const [read, listed, outside] = lastToolResults(app, 2);
+    t.match(JSON.parse(read!), { key: 'f1', content: 'found it' });
+    t.match(JSON.parse(listed!), { total: 1, records: [{ key: 'f1' }] });
+    t.match(outside, /^Error: 'elsewhere' is not one of this agent's shared namespaces/);
+    const view = (await app.inject({ url: '/api/v1/agents/sharer/memory' })).json();
+    t.same(view.stores.map((s: { namespace: string; shared: boolean }) => [s.namespace, s.shared]), [['agent:sharer', false], ['team-pool', true]]);
+    t.notMatch(JSON.stringify(view), /hide me/, 'the memory view applies the denylist too');
+  });
+
   t.test(`[${memory}] streams a run that survives a client disconnect and is reconnected`, async (t) => {
     const text = 'one two three four five six';
     const app = await agentApp(t, { memory, store: 'sqlite', steps: [{ content: text, chunks: 6, delay_ms: 60 }] });
