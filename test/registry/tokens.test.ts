@@ -145,6 +145,20 @@ t.test('429 past the per-user hourly limit, counted in the shared store', async 
   t.equal((await a.inject({ method: 'POST', url: '/api/tokens/generate', headers: other, payload: {} })).statusCode, 200, 'per user');
 });
 
+t.test('the mint limit holds across replicas sharing Redis', async (t) => {
+  const stores = [await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' }), await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' })];
+  t.teardown(() => Promise.all(stores.map((s) => s.close())));
+  const cfg = { registry: { token_mint_limit_per_hour: 2, secret_key: 'shared-secret-key-for-redis-replicas' } };
+  const [a, b] = [await makeApp(t, cfg, { store: stores[0] }), await makeApp(t, cfg, { store: stores[1] })];
+  const username = `redis-limit-${process.pid}-${Date.now()}`;
+  const h = await asUser(a, ['mcp-registry-user'], username);
+  const gen = (app: typeof a) => app.inject({ method: 'POST', url: '/api/tokens/generate', headers: h, payload: {} });
+  t.equal((await gen(a)).statusCode, 200);
+  t.equal((await gen(b)).statusCode, 200);
+  t.equal((await gen(a)).statusCode, 429, 'replica a sees the mint made on b');
+  t.equal((await gen(b)).statusCode, 429);
+});
+
 t.test('GET /api/tokens and GET /api/admin/tokens without an IdP', async (t) => {
   const app = await makeApp(t);
   let res = await app.inject({ url: '/api/tokens' });
