@@ -1,8 +1,11 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers/app.ts';
-import { PROBE } from '../fixtures/roots.ts';
+import { noopOnlyRoot, PROBE } from '../fixtures/roots.ts';
 import type { ProbeMemory } from '../fixtures/providers/probe/index.ts';
+
+/** Only the built-in noop package, so these tests do not depend on other providers being finished. */
+const ROOT = noopOnlyRoot();
 
 const CONFIG = {
   provider_packages: [PROBE],
@@ -32,7 +35,7 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 }
 
 t.test('/metrics: requests by route pattern and status, latency histogram, provider calls by outcome', async (t) => {
-  const app = await makeApp(t, CONFIG, { beforeSurfaces: routes });
+  const app = await makeApp(t, CONFIG, { beforeSurfaces: routes, discovery: { builtinRoot: ROOT } });
   await app.inject({ url: '/healthz' });
   await app.inject({ url: '/healthz' });
   await app.inject({ url: '/test/mem/ns/k1' });
@@ -66,8 +69,8 @@ t.test('/metrics: requests by route pattern and status, latency histogram, provi
 });
 
 t.test('each app has its own registry', async (t) => {
-  const one = await makeApp(t, CONFIG);
-  const two = await makeApp(t, CONFIG);
+  const one = await makeApp(t, CONFIG, { discovery: { builtinRoot: ROOT } });
+  const two = await makeApp(t, CONFIG, { discovery: { builtinRoot: ROOT } });
   await one.inject({ url: '/healthz' });
   await one.inject({ url: '/healthz' });
   await two.inject({ url: '/healthz' });
