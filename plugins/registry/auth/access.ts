@@ -45,7 +45,9 @@ export function hasPermission(user: UserContext | undefined, perm: UiPermission 
   if (!user) return false;
   if (resourcePath !== undefined && !boundTo(user, resourcePath)) return false;
   if (listGrants(user.ui_permissions[perm as UiPermission], resourcePath)) return true;
-  return AGENT_PERMS.has(perm) || perm in user.agent_actions ? listGrants(user.agent_actions[perm], resourcePath) : false;
+  // Agent permissions may also come from the agents.actions part of server_access.
+  if (!AGENT_PERMS.has(perm) && !(perm in user.agent_actions)) return false;
+  return listGrants(user.agent_actions[perm], resourcePath);
 }
 
 /**
@@ -56,8 +58,10 @@ export function hasPermission(user: UserContext | undefined, perm: UiPermission 
 export function canAccessServer(user: UserContext | undefined, serverPath: string, method?: string, tool?: string): boolean {
   if (!user) return false;
   const server = normalizePath(serverPath);
-  if (user.resource && (user.resource.type === 'server' || user.resource.type === 'virtual_server') ? !boundTo(user, server) : user.resource !== undefined) {
-    return false;
+  if (user.resource) {
+    // A token bound to an agent or skill reaches no MCP server; one bound to a server only that one.
+    const serverBound = user.resource.type === 'server' || user.resource.type === 'virtual_server';
+    if (!serverBound || !boundTo(user, server)) return false;
   }
   for (const rule of user.server_access) {
     if (!WILDCARDS.has(rule.server) && normalizePath(rule.server) !== server) continue;

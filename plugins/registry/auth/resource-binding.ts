@@ -9,7 +9,8 @@ import type { UserContext } from './context.ts';
 /** Trim slashes; refuse `..`, percent-encoding and control characters (400). */
 export function normalizeResourceId(id: string): string {
   if (id.includes('..')) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', "resource.id must not contain '..'");
-  if (/%[0-9A-Fa-f]{2}/.test(id) || id.includes('%')) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must not contain percent-encoding');
+  // Any '%' at all: a lone one is either an encoding mistake or an attempt to smuggle one past this check.
+  if (id.includes('%')) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must not contain percent-encoding');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(id)) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must not contain control characters');
   const trimmed = id.replace(/^\/+|\/+$/g, '');
