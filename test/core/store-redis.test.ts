@@ -1,0 +1,117 @@
+import t from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { openStore } from '../../core/store.ts';
+import { isSwitchboardError } from '../../core/errors.ts';
+import { buildApp } from '../../plugins/app.ts';
+import { tempDir } from '../helpers/app.ts';
+import { noopOnlyRoot } from '../fixtures/roots.ts';
+import { startRedis, waitExit } from '../fixtures/redis-server.ts';
+
+async function routes(app: FastifyInstance) {
+  app.get('/test/notes/:key', async (request, reply) => {
+    const v = await app.sb.store.collection<{ text: string }>('notes').get((request.params as { key: string }).key);
+    return v ?? reply.status(404).send({ detail: 'no note', code: 'SB_ERR_TEST_MISSING' });
+  });
+}
+
+t.test('REDIS_URL selects the Redis store; the collection contract holds there', async (t) => {
+  const redis = await startRedis();
+  t.teardown(redis.stop);
+  const app = await buildApp({ env: { REDIS_URL: redis.url, DATA_DIR: tempDir() }, config: {}, logLevel: 'silent', discovery: { builtinRoot: noopOnlyRoot() } });
+  t.teardown(() => app.close());
+  await app.ready();
+  t.equal(app.sb.store.backend, 'redis');
+  t.equal(app.sb.store.location, `${redis.url}`.replace(/\/?$/, ''), 'location without credentials');
+
+  const c = app.sb.store.collection<{ n: number }>('contract');
+  await c.set('a', { n: 1 });
+  await c.set('b', { n: 2 }, 60_000);
+  await app.sb.store.collection('other').set('a', { n: 9 });
+  t.same(await c.get('a'), { n: 1 });
+  t.same(await c.getMany(['a', 'zz', 'b']), [{ n: 1 }, undefined, { n: 2 }]);
+  const listed: string[] = [];
+  for await (const [k] of c.entries()) listed.push(k);
+  t.same(listed.sort(), ['a', 'b'], 'entries stay in their collection');
+  t.equal(await c.delete('a'), true);
+  await c.clear();
+  t.same(await app.sb.store.collection('other').get('a'), { n: 9 }, 'clear is per collection');
+  const ready = await app.inject({ url: '/readyz' });
+  t.equal(ready.json().checks['store/redis'], 'ok');
+});
+
+t.test('config store.url wins over REDIS_URL', async (t) => {
+  const redis = await startRedis();
+  t.teardown(redis.stop);
+  const app = await buildApp({
+    env: { REDIS_URL: 'redis://127.0.0.1:1', DATA_DIR: tempDir() },
+    config: { store: { url: redis.url } },
+    logLevel: 'silent',
+    discovery: { builtinRoot: noopOnlyRoot() },
+  });
+  t.teardown(() => app.close());
+  t.equal(app.sb.store.backend, 'redis');
+  await app.sb.store.collection('x').set('k', { ok: true });
+  t.same(await app.sb.store.collection('x').get('k'), { ok: true });
+});
+
+t.test('a Redis outage is a 503 naming the store, never a miss', async (t) => {
+  const redis = await startRedis();
+  t.teardown(redis.stop);
+  const store = await openStore({ backend: 'redis', url: redis.url });
+  const app = await buildApp({ env: { DATA_DIR: tempDir() }, config: {}, store, logLevel: 'silent', beforeSurfaces: routes, discovery: { builtinRoot: noopOnlyRoot() } });
+  t.teardown(async () => {
+    await app.close();
+    await store.close();
+  });
+  await app.ready();
+  await store.collection('notes').set('n1', { text: 'hello' });
+  t.equal((await app.inject({ url: '/test/notes/n1' })).statusCode, 200, 'reads while Redis is up');
+  t.equal((await app.inject({ url: '/test/notes/none' })).statusCode, 404, 'a real miss is a miss');
+
+  redis.stop();
+  await waitExit(redis.child);
+
+  for (const [op, call] of [
+    ['get', () => store.collection('notes').get('n1')],
+    ['getMany', () => store.collection('notes').getMany(['n1'])],
+    ['set', () => store.collection('notes').set('n2', { text: 'x' })],
+    ['delete', () => store.collection('notes').delete('n1')],
+    ['entries', async () => {
+      for await (const _ of store.collection('notes').entries()) void _;
+    }],
+  ] as Array<[string, () => Promise<unknown>]>) {
+    let err: unknown;
+    try {
+      await call();
+    } catch (e) {
+      err = e;
+    }
+    t.ok(isSwitchboardError(err), `${op}: throws a coded error instead of answering`);
+    if (isSwitchboardError(err)) {
+      t.equal(err.statusCode, 503, `${op}: 503`);
+      t.equal(err.code, 'SB_ERR_STORE_UNAVAILABLE', `${op}: code`);
+      t.match(err.detail, /Store 'redis' is unavailable/, `${op}: names the store`);
+    }
+  }
+
+  const res = await app.inject({ url: '/test/notes/n1' });
+  t.equal(res.statusCode, 503, 'an HTTP route that reads the store answers 503');
+  t.same(Object.keys(res.json()).sort(), ['code', 'detail']);
+  t.equal(res.json().code, 'SB_ERR_STORE_UNAVAILABLE');
+  t.match(res.json().detail, /redis/);
+
+  const agents = await app.inject({ url: '/api/v1/agents' });
+  t.equal(agents.statusCode, 503, 'a real store-backed route (agents list) answers 503 too, not an empty list');
+  t.equal(agents.json().code, 'SB_ERR_STORE_UNAVAILABLE');
+
+  const ready = await app.inject({ url: '/readyz' });
+  t.equal(ready.statusCode, 503);
+  t.equal(ready.json().checks['store/redis'], 'down');
+});
+
+t.test('starting while Redis is down fails with a coded error, not a hang', async (t) => {
+  const redis = await startRedis();
+  redis.stop();
+  await waitExit(redis.child);
+  await t.rejects(openStore({ backend: 'redis', url: redis.url }), { code: 'SB_ERR_STORE_UNAVAILABLE', message: /Store 'redis' at redis:\/\/127\.0\.0\.1:\d+/ });
+});
