@@ -5,7 +5,8 @@ import { canAccessServer } from '../access.ts';
 import { boundPathAllowed, serverNameOf } from '../resource-binding.ts';
 
 const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.String() });
-const NullableString = Type.Union([Type.String(), Type.Null()]);
+// A type list, not anyOf: fast-json-stringify serialises it without running a validator per field.
+const NullableString = Type.Unsafe<string | null>({ type: ['string', 'null'] });
 const ValidateResponse = Type.Object({
   valid: Type.Boolean(),
   username: Type.String(),
