@@ -132,7 +132,9 @@ function makeStore(
     collection<T>(name: string): Collection<T> {
       let c = cache.get(name);
       if (!c) {
-        c = new KeyvCollection<unknown>(newKeyv(name), backend);
+        // keyv strips a key's namespace by cutting at the first ':', so a ':' inside
+        // a collection name would leak into the keys that entries() returns.
+        c = new KeyvCollection<unknown>(newKeyv(name.replace(/%/g, '%25').replace(/:/g, '%3A')), backend);
         cache.set(name, c);
       }
       return c as Collection<T>;

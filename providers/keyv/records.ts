@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { badRequest, unavailable } from '../../core/errors.ts';
+import type { LlmProvider } from '../../core/primitives/llm.ts';
+import type { ListPage, MemoryRecord, SearchHit, SearchRequest, StoreRequest } from '../../core/primitives/memory.ts';
+import type { Collection, Store } from '../../core/store.ts';
+import { enc } from './ids.ts';
+import { fuse, NamespaceIndex } from './search-index.ts';
+
+/**
+ * Key-value records per namespace on the core store, with a search index per
+ * namespace kept in memory.
+ *
+ * Replicas sharing one Redis: every write bumps the namespace's version key;
+ * a search first reads that key (one round trip) and rebuilds its index when
+ * another process wrote since, so no replica answers from a stale index.
+ */
+export class RecordStore {
+  private readonly indexes = new Map<string, NamespaceIndex>();
+  private readonly versions: Collection<string>;
+  private readonly namespaceList: Collection<{ created_at: string }>;
+  private readonly vectors = new Map<string, Map<string, number[]>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly prefix: string,
+    private readonly embedder?: () => LlmProvider | undefined,
+  ) {
+    this.versions = store.collection(`${prefix}:ns-version`);
+    this.namespaceList = store.collection(`${prefix}:namespaces`);
+  }
+
+  private col(ns: string): Collection<MemoryRecord> {
+    return this.store.collection<MemoryRecord>(`${this.prefix}:rec:${enc(ns)}`);
+  }
+
+  private vecCol(ns: string): Collection<number[]> {
+    return this.store.collection<number[]>(`${this.prefix}:vec:${enc(ns)}`);
+  }
+
+  private async bump(ns: string, index?: NamespaceIndex): Promise<void> {
+    const v = randomUUID();
+    await this.versions.set(ns, v);
+    if (index) index.version = v;
+  }
+
+  async put(ns: string, req: StoreRequest): Promise<MemoryRecord> {
+    const now = new Date().toISOString();
+    const col = this.col(ns);
+    const existing = await col.get(req.key);
+    const record: MemoryRecord = { namespace: ns, key: req.key, content: req.content, metadata: req.metadata ?? {}, created_at: existing?.created_at ?? now, updated_at: now };
+    await col.set(req.key, record);
+    if (!existing && (await this.namespaceList.get(ns)) === undefined) await this.namespaceList.set(ns, { created_at: now });
+    const embedder = this.embedder?.();
+    if (embedder?.embed) {
+      const [vec] = await embedder.embed([`${req.key}\n${req.content}`]);
+      await this.vecCol(ns).set(req.key, vec);
+      this.vectors.get(ns)?.set(req.key, vec);
+    }
+    const index = this.indexes.get(ns);
+    index?.put(record);
+    await this.bump(ns, index);
+    return record;
+  }
+
+  get(ns: string, key: string): Promise<MemoryRecord | undefined> {
+    return this.col(ns).get(key);
+  }
+
+  async list(ns: string, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }> {
+    // The namespace index already holds every record (and is checked against the store's version).
+    const all = [...(await this.index(ns)).records.values()];
+    // Newest first: what a person browsing memory expects to see on page one.
+    all.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.key.localeCompare(b.key)));
+    return { records: all.slice(page.offset, page.offset + page.limit), total: all.length };
+  }
+
+  async delete(ns: string, key: string): Promise<boolean> {
+    const gone = await this.col(ns).delete(key);
+    if (gone) {
+      await this.vecCol(ns).delete(key);
+      this.vectors.get(ns)?.delete(key);
+      const index = this.indexes.get(ns);
+      index?.remove(key);
+      await this.bump(ns, index);
+    }
+    return gone;
+  }
+
+  async namespaces(): Promise<string[]> {
+    const out: string[] = [];
+    for await (const [ns] of this.namespaceList.entries()) out.push(ns);
+    return out.sort();
+  }
+
+  private async index(ns: string): Promise<NamespaceIndex> {
+    const version = (await this.versions.get(ns)) ?? '';
+    const cached = this.indexes.get(ns);
+    if (cached && cached.version === version) return cached;
+    const index = new NamespaceIndex(version);
+    for await (const [, r] of this.col(ns).entries()) index.put(r);
+    this.indexes.set(ns, index);
+    this.vectors.delete(ns);
+    return index;
+  }
+
+  private async vectorsOf(ns: string): Promise<Map<string, number[]>> {
+    let v = this.vectors.get(ns);
+    if (!v) {
+      v = new Map();
+      for await (const [k, vec] of this.vecCol(ns).entries()) v.set(k, vec);
+      this.vectors.set(ns, v);
+    }
+    return v;
+  }
+
+  async search(ns: string, req: SearchRequest): Promise<SearchHit[]> {
+    const query = req.query.trim();
+    if (!query) throw badRequest('SB_ERR_MEMORY_EMPTY_QUERY', 'query must not be empty');
+    const topK = req.top_k ?? 10;
+    const index = await this.index(ns);
+    const lexical = index.search(query, topK * 2, req.filters);
+    const embedder = this.embedder?.();
+    if (!embedder?.embed) return lexical.slice(0, topK);
+    let qvec: number[];
+    try {
+      [qvec] = await embedder.embed([query]);
+    } catch (err) {
+      throw unavailable('SB_ERR_MEMORY_EMBEDDINGS_DOWN', `The embeddings provider '${embedder.name}' is unavailable: ${(err as Error).message}`, err);
+    }
+    const semantic = index.rankByVector(qvec, await this.vectorsOf(ns), topK * 2, req.filters);
+    return fuse(lexical, semantic, topK);
+  }
+}
