@@ -68,7 +68,7 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
     const shared = sharedNamespaces(spec);
     if (!memoryEnabled(spec) && shared.length === 0) return { agent_name: spec.name, memory_enabled: false, provider: null, stores: [] };
     const mem = runtime.resolve<MemoryProvider>(spec, callerOf(request), 'memory');
-    const spaces = [...(memoryEnabled(spec) ? [{ namespace: agentNamespace(spec), shared: false }] : []), ...shared.map((namespace) => ({ namespace, shared: true }))];
+    const spaces = [...(memoryEnabled(spec) ? [{ namespace: agentNamespace(spec, request.principal!.id), shared: false }] : []), ...shared.map((namespace) => ({ namespace, shared: true }))];
     const stores = await Promise.all(
       spaces.map(async (s) => {
         const page = await mem.list(s.namespace, { limit: 100, offset: 0 });

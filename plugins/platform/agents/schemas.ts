@@ -8,7 +8,7 @@ export const PrimitiveConfig = Type.Object(
     enabled: Type.Boolean({ default: false }),
     /** Tool names to offer (default: every tool of the primitive). For `agents`: the sub-agent names. */
     tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    /** Memory namespace; `{agent_name}` is expanded. Default `agent:{agent_name}`. */
+    /** Memory namespace; `{agent_name}` and `{user_id}` are expanded. Default `agent:{agent_name}`. */
     namespace: Type.Optional(Type.String({ minLength: 1 })),
     shared_namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   },

@@ -47,9 +47,14 @@ def run_loop(spec, messages, depth=0, on_event=lambda kind, payload: None):
     return {"response": (last + "\n\n" + note) if last else note, "turns_used": spec["max_turns"], "tools_called": called}
 
 
+_ACTOR = []
+
+
 def actor_id():
-    who = api("GET", "/api/v1/auth/whoami")
-    return who["id"]
+    """The caller as the gateway sees it (memory events and {user_id} namespaces are keyed by it)."""
+    if not _ACTOR:
+        _ACTOR.append(api("GET", "/api/v1/auth/whoami")["id"])
+    return _ACTOR[0]
 
 
 def load_history(spec, actor, session_id):

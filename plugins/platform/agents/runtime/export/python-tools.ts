@@ -28,7 +28,8 @@ def _required(args, key):
 
 def agent_namespace(spec):
     cfg = (spec.get("primitives") or {}).get("memory") or {}
-    return (cfg.get("namespace") or "agent:{agent_name}").replace("{agent_name}", spec["name"])
+    ns = (cfg.get("namespace") or "agent:{agent_name}").replace("{agent_name}", spec["name"])
+    return ns.replace("{user_id}", actor_id()) if "{user_id}" in ns else ns
 
 
 def shared_namespaces(spec):

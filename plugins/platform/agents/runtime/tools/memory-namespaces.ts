@@ -1,9 +1,13 @@
 import type { AgentSpec } from '../../schemas.ts';
 
-/** The agent's own memory namespace: `primitives.memory.namespace` with `{agent_name}` expanded. */
-export function agentNamespace(spec: AgentSpec): string {
+/**
+ * The agent's own memory namespace: `primitives.memory.namespace` with
+ * `{agent_name}` expanded, and `{user_id}` as the caller, so `user:{user_id}`
+ * gives each user a private memory the memory routes guard.
+ */
+export function agentNamespace(spec: AgentSpec, userId: string): string {
   const template = spec.primitives.memory?.namespace ?? 'agent:{agent_name}';
-  return template.replaceAll('{agent_name}', spec.name);
+  return template.replaceAll('{agent_name}', spec.name).replaceAll('{user_id}', userId);
 }
 
 /** Shared pools: the top-level `shared_namespaces` plus any listed under primitives.memory. */

@@ -36,7 +36,7 @@ const memoryGroup: ToolGroup = {
   async bind(env) {
     if (!memoryEnabled(env.agent)) return [];
     const mem = env.resolve<MemoryProvider>('memory');
-    const ns = agentNamespace(env.agent);
+    const ns = agentNamespace(env.agent, env.principal.id);
     const run: Record<string, BoundTool['run']> = {
       remember: async (input) => {
         const key = str(input, 'key')!;
