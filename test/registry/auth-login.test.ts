@@ -58,6 +58,11 @@ t.test('local admin login', async (t) => {
     }
     const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root' } });
     t.equal(res.statusCode, 422);
+    const browser = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { accept: 'text/html,application/xhtml+xml' }, payload: { username: 'root', password: 'nope' } });
+    t.equal(browser.statusCode, 401);
+    t.match(browser.headers['content-type'], /text\/html/);
+    t.match(browser.body, /Invalid username or password/);
+    t.notOk(browser.headers['set-cookie']);
     const good = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
     const value = decodeURIComponent(cookiesOf(good).mcp_gateway_session);
     const [body, sig] = value.split('.');
@@ -151,6 +156,7 @@ t.test('identity provider redirect', async (t) => {
   const app = await makeApp(t, { registry: { idp: { provider: 'keycloak', url: 'http://127.0.0.1:9/', realm: 'mcp', client_id: 'registry-web', client_secret: 's3cret' } } });
   const res = await app.inject({ url: '/api/auth/providers' });
   t.same(res.json(), { providers: [{ name: 'keycloak', display_name: 'Keycloak', icon: 'keycloak' }] });
+  t.match((await app.inject({ url: '/login' })).body, /<a href="\/api\/auth\/auth\/keycloak">Sign in with Keycloak<\/a>/);
   for (const url of ['/api/auth/auth/keycloak', '/auth/keycloak']) {
     const r = await app.inject({ url, headers: { host: 'registry.test' } });
     t.equal(r.statusCode, 302);

@@ -14,8 +14,9 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function loginPage(error?: string): string {
+function loginPage(error?: string, provider?: { kind: string; displayName: string }): string {
   const err = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
+  const sso = provider ? `<a href="/api/auth/auth/${encodeURIComponent(provider.kind)}">Sign in with ${escapeHtml(provider.displayName)}</a>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in - MCP Registry</title></head>
 <body><main><h1>Sign in</h1>${err}
@@ -24,7 +25,7 @@ function loginPage(error?: string): string {
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button>
 </form>
-<p id="providers"></p>
+<p id="providers">${sso}</p>
 </main></body></html>`;
 }
 
@@ -52,7 +53,7 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     },
   };
   const showLogin = async (request: FastifyRequest<{ Querystring: { error?: string } }>, reply: FastifyReply) =>
-    reply.type('text/html; charset=utf-8').send(loginPage(request.query.error));
+    reply.type('text/html; charset=utf-8').send(loginPage(request.query.error, idp));
   app.get('/api/auth/login', loginForm, showLogin);
   app.get('/login', { ...loginForm, schema: { ...loginForm.schema, summary: 'Login form (older path)' } }, showLogin);
 
@@ -64,13 +65,17 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Log in as the local admin; sets the mcp_gateway_session cookie and redirects home',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 256 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }),
-        response: { 302: Redirect, 401: ErrorBody },
+        response: { 302: Redirect, 401: Type.Union([ErrorBody, Html]) },
       },
     },
     async (request, reply) => {
       const { username, password } = request.body;
       if (!authenticator.checkAdminPassword(username, password)) {
         request.log.info({ username }, 'registry login failed');
+        // A browser that posted the form gets the form back; API clients get the JSON error.
+        if ((request.headers.accept ?? '').includes('text/html')) {
+          return reply.status(401).type('text/html; charset=utf-8').send(loginPage('Invalid username or password', idp));
+        }
         throw unauthorized('SB_ERR_AUTH_LOGIN_FAILED', 'Invalid username or password');
       }
       setSession(reply, { username, groups: [ADMIN_GROUP], provider: 'local' });
