@@ -32,6 +32,18 @@ export function serverVisible(user: UserContext, server: Pick<ServerRecord, 'pat
   return canAccessServer(user, server.path) || inGroups(user, server.groups);
 }
 
+/**
+ * serverVisible as a closure for list scans over thousands of servers: a
+ * wildcard server rule sees everything; otherwise names and groups become sets.
+ */
+export function serverVisibility(user: UserContext): (s: Pick<ServerRecord, 'path' | 'groups'>) => boolean {
+  if (user.resource) return (s) => serverVisible(user, s);
+  if (user.is_admin || user.server_access.some((r) => r.server === '*' || r.server === 'all')) return () => true;
+  const names = new Set(user.server_access.filter((r) => typeof r.server === 'string').map((r) => normalizePath(r.server)));
+  const groups = new Set([...user.groups, ...user.scopes]);
+  return (s) => names.has(s.path.slice(1)) || s.groups.some((g) => groups.has(g));
+}
+
 export function can(user: UserContext, perm: UiPermission, path?: string): boolean {
   if (path !== undefined && !boundTo(user, path)) return false;
   return (user.is_admin && !user.resource) || hasPermission(user, perm, path);
@@ -70,6 +82,19 @@ export function agentVisible(user: UserContext, agent: Pick<AgentRecord, 'path' 
   if (agent.registered_by === user.username) return true;
   if (agent.visibility === 'private') return false;
   return hasPermission(user, 'list_agents', agent.path) || hasPermission(user, 'get_agent', agent.path);
+}
+
+/**
+ * agentVisible as a closure for list scans: a caller listing every agent
+ * ('all' or '*') skips the per-agent permission lookup.
+ */
+export function agentVisibility(user: UserContext): (a: Pick<AgentRecord, 'path' | 'visibility' | 'registered_by'>) => boolean {
+  if (user.resource) return (a) => agentVisible(user, a);
+  if (user.is_admin) return () => true;
+  const wild = (list?: string[]) => !!list?.some((r) => r === 'all' || r === '*');
+  const everyone = wild(user.ui_permissions.list_agents) || wild(user.ui_permissions.get_agent) || wild(user.agent_actions.list_agents) || wild(user.agent_actions.get_agent);
+  if (!everyone) return (a) => agentVisible(user, a);
+  return (a) => a.visibility !== 'private' || a.registered_by === user.username;
 }
 
 export function ownsOrAdmin(user: UserContext, owner: string, path: string): boolean {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../../../core/errors.ts';
 import type { UserContext } from '../auth/context.ts';
-import { agentVisible } from './access.ts';
+import { agentVisibility } from './access.ts';
 import type { AgentRecord } from './records.ts';
 import { SECURITY_PENDING } from './scan.ts';
 import { currentUser } from './server-actions.ts';
@@ -16,7 +16,8 @@ const MaxResults = Type.Integer({ minimum: 1, maximum: 100, default: 10 });
 
 /** Discoverable: enabled, not held for security review, and visible to the caller. */
 function discoverable(user: UserContext) {
-  return (a: AgentRecord) => a.is_enabled && !a.tags.includes(SECURITY_PENDING) && agentVisible(user, a);
+  const visible = agentVisibility(user);
+  return (a: AgentRecord) => a.is_enabled && !a.tags.includes(SECURITY_PENDING) && visible(a);
 }
 
 export default async function agentDiscoveryRoutes(fastify: FastifyInstance): Promise<void> {

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { conflict, forbidden, notFound } from '../../../core/errors.ts';
 import { hasPermission } from '../auth/access.ts';
 import type { UserContext } from '../auth/context.ts';
-import { agentVisible, can, ownsOrAdmin } from './access.ts';
+import { agentVisibility, agentVisible, can, ownsOrAdmin } from './access.ts';
 import { agentCard, AgentBody, buildAgent, normalizeAgentPath, type AgentBodyT } from './agent-input.ts';
 import { AgentCardSchema, AgentListItem } from './agent-views.ts';
 import type { AgentRecord } from './records.ts';
@@ -59,11 +59,12 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
     const user = currentUser(request);
     const { query, enabled_only, visibility } = request.query;
     const q = query?.trim().toLowerCase() ?? '';
+    const visible = agentVisibility(user);
     const list = agents.list().filter((a) => {
       if (enabled_only && !a.is_enabled) return false;
       if (visibility && a.visibility !== visibility) return false;
       if (q && !(a.name.toLowerCase().includes(q) || a.path.includes(q) || a.description.toLowerCase().includes(q) || a.tags.some((t) => t.toLowerCase().includes(q)) || a.skills.some((s) => s.name.toLowerCase().includes(q)))) return false;
-      return agentVisible(user, a);
+      return visible(a);
     });
     return { agents: list.map((a) => ({ ...a, num_skills: a.skills.length })), total_count: list.length };
   });

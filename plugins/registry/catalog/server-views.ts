@@ -77,6 +77,19 @@ export function serverSummary(s: ServerRecord) {
   };
 }
 
+// Records are replaced, never mutated, on every write, so a record's JSON can be kept beside it.
+const summaryJsonCache = new WeakMap<ServerRecord, string>();
+
+/** serverSummary(s) as JSON text, computed once per stored version of the record. */
+export function serverSummaryJson(s: ServerRecord): string {
+  let json = summaryJsonCache.get(s);
+  if (json === undefined) {
+    json = JSON.stringify(serverSummary(s));
+    summaryJsonCache.set(s, json);
+  }
+  return json;
+}
+
 export function versionsOf(s: ServerRecord) {
   const last = s.versions.length - 1;
   return s.versions.map((v, i) => ({ version: v.version, status: v.status, registered_at: v.registered_at, is_latest: i === last }));

@@ -8,7 +8,7 @@ import { dashboardHtml, editFormHtml } from './html.ts';
 import { currentUser, pathParam, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
 import { parseBool, parseServerFields, ServerBody, type ServerBodyT } from './server-input.ts';
 import { visibleServers } from './server-list.ts';
-import { ServerDetail, serverDetail, ServerSummary, serverSummary, ToolSchema } from './server-views.ts';
+import { ServerDetail, serverDetail, ServerSummary, serverSummaryJson, ToolSchema } from './server-views.ts';
 import { ErrorResponses } from './shared-schemas.ts';
 import type { ServerRecord } from './records.ts';
 
@@ -48,9 +48,12 @@ export default async function uiRoutes(fastify: FastifyInstance): Promise<void> 
 
   app.get('/api/servers', {
     schema: { tags, summary: 'Servers the caller may see', querystring: Type.Object({ query: Type.Optional(Type.String()) }), response: { 200: Type.Object({ servers: Type.Array(ServerSummary) }), ...ErrorResponses } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const user = currentUser(request);
-    return { servers: visibleServers(catalog, user, request.query.query).map(serverSummary) };
+    // Assembled from per-record JSON kept beside each record: listing 10,000 servers
+    // costs a join, not 10,000 serialisations. The fields are serverSummary's, as the schema says.
+    const parts = visibleServers(catalog, user, request.query.query).map(serverSummaryJson);
+    return reply.type('application/json; charset=utf-8').send(`{"servers":[${parts.join(",")}]}` as never);
   });
 
   app.get('/api/', {
