@@ -6,7 +6,7 @@ import { exportRoutes } from './routes-export.ts';
 import { sessionRoutes } from './routes-sessions.ts';
 import { specRoutes } from './routes-specs.ts';
 import { SseStreams } from './sse.ts';
-import { metadataFilter } from './runtime/denylist.ts';
+import { metadataFilter } from '../../../core/metadata-denylist.ts';
 import { RunManager } from './runtime/runs.ts';
 import { AgentRuntime } from './runtime/runtime.ts';
 

@@ -48,7 +48,8 @@ export function routingHeaders(headers: Record<string, string | string[] | undef
   return out;
 }
 
-export type MetadataFilter = (primitive: string, metadata: Record<string, unknown>) => Record<string, unknown>;
+export type { MetadataFilter } from '../../../../core/metadata-denylist.ts';
+import type { MetadataFilter } from '../../../../core/metadata-denylist.ts';
 
 /** The agent runtime of one process: specs, sessions, history, and the chat loop with its hooks. */
 export class AgentRuntime {
