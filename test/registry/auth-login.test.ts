@@ -36,6 +36,7 @@ t.test('local admin login', async (t) => {
     t.match(raw, /SameSite=Lax/);
     t.match(raw, /Max-Age=28800/);
     t.match(raw, /Path=\//);
+    t.notMatch(raw, /Secure/, 'plain http in development');
     const value = decodeURIComponent(cookiesOf(res).mcp_gateway_session);
     const s = verifySession(key, value)!;
     t.equal(s.username, 'root');
@@ -150,6 +151,14 @@ t.test('local admin login', async (t) => {
     t.equal(cb.statusCode, 302);
     t.equal(cb.headers.location, '/api/auth/login?error=access_denied%3A%20user%20cancelled');
   });
+});
+
+t.test('secure_cookies marks every auth cookie Secure', async (t) => {
+  const app = await makeApp(t, { registry: { admin_password: PASSWORD, secure_cookies: true } });
+  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  const list = res.headers['set-cookie'] as string[];
+  t.equal(list.length, 2);
+  for (const c of list) t.match(c, /; Secure/);
 });
 
 t.test('identity provider redirect', async (t) => {

@@ -35,12 +35,15 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
   const key = authenticator.secretKey;
   const sessionSeconds = settings.session_hours * 3600;
 
-  function setSession(reply: FastifyReply, p: { username: string; groups: string[]; provider: string }): void {
+  // Secure when configured, or when the request itself came over TLS (or through a TLS proxy Fastify trusts).
+  const secure = (request: FastifyRequest) => settings.secure_cookies || request.protocol === 'https';
+
+  function setSession(request: FastifyRequest, reply: FastifyReply, p: { username: string; groups: string[]; provider: string }): void {
     const { value, payload } = signSession(key, { ...p, scopes: scopes.scopesForGroups(p.groups) }, settings.session_hours);
     reply.header('set-cookie', [
-      cookieHeader(SESSION_COOKIE, value, { maxAgeSeconds: sessionSeconds, httpOnly: true, secure: settings.secure_cookies }),
+      cookieHeader(SESSION_COOKIE, value, { maxAgeSeconds: sessionSeconds, httpOnly: true, secure: secure(request) }),
       // Readable by the page's scripts: they echo it in X-CSRF-Token.
-      cookieHeader(CSRF_COOKIE, csrfTokenFor(key, payload.sid), { maxAgeSeconds: sessionSeconds, httpOnly: false, secure: settings.secure_cookies }),
+      cookieHeader(CSRF_COOKIE, csrfTokenFor(key, payload.sid), { maxAgeSeconds: sessionSeconds, httpOnly: false, secure: secure(request) }),
     ]);
   }
 
@@ -78,7 +81,7 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
         }
         throw unauthorized('SB_ERR_AUTH_LOGIN_FAILED', 'Invalid username or password');
       }
-      setSession(reply, { username, groups: [ADMIN_GROUP], provider: 'local' });
+      setSession(request, reply, { username, groups: [ADMIN_GROUP], provider: 'local' });
       request.log.info({ username }, 'registry login');
       return reply.redirect('/', 302);
     },
@@ -87,8 +90,8 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
   const clearAndRedirect = (to: string) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.session) await authenticator.revokeSession(request.session);
     reply.header('set-cookie', [
-      cookieHeader(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: settings.secure_cookies }),
-      cookieHeader(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure: settings.secure_cookies }),
+      cookieHeader(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: secure(request) }),
+      cookieHeader(CSRF_COOKIE, '', { maxAgeSeconds: 0, httpOnly: false, secure: secure(request) }),
     ]);
     return reply.redirect(to, 302);
   };
@@ -146,7 +149,7 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     }).toString();
-    reply.header('set-cookie', cookieHeader(STATE_COOKIE, `${state}.${verifier}`, { maxAgeSeconds: 600, httpOnly: true, secure: settings.secure_cookies }));
+    reply.header('set-cookie', cookieHeader(STATE_COOKIE, `${state}.${verifier}`, { maxAgeSeconds: 600, httpOnly: true, secure: secure(request) }));
     return reply.redirect(url.toString(), 302);
   };
   const providerSchema = (summary: string) => ({
@@ -175,7 +178,7 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       try {
         const { token, audience } = await idp.exchangeCode(code, redirectUri(request), verifier);
         const who = await idp.verify(token, audience);
-        setSession(reply, { username: who.username, groups: who.groups, provider: idp.kind });
+        setSession(request, reply, { username: who.username, groups: who.groups, provider: idp.kind });
         return reply.redirect('/', 302);
       } catch (err) {
         request.log.warn({ err: (err as Error).message }, 'identity provider login failed');
