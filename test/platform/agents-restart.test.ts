@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { openStore } from '../../core/store.ts';
+import { makeApp, tempDir } from '../helpers/app.ts';
+import { parseSse, readSse, STEP_LLM } from '../agents/helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => res(port));
+    });
+  });
+
+t.test('a server killed mid-run: after restart the session reads idle, its events replay, durable history is kept', async (t) => {
+  const dataDir = tempDir('sb-agents-restart-');
+  const config = {
+    provider_packages: [STEP_LLM],
+    providers: {
+      llm: { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: [{ content: 'remembered turn' }, { content: 'x y z w v u t s', chunks: 8, delay_ms: 300 }] } } } },
+      memory: { default: 'keyv', instances: { keyv: { type: 'keyv' } } },
+    },
+    platform: { agents: { heartbeat_ms: 100, stale_after_ms: 800, poll_ms: 20, resume_wait_ms: 200 } },
+  };
+  const file = join(dataDir, 'config.json');
+  writeFileSync(file, JSON.stringify(config));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'platform'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SWITCHBOARD_CONFIG: file, LOG_LEVEL: 'silent', REDIS_URL: '' },
+    stdio: 'ignore',
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const json = { 'content-type': 'application/json' };
+  t.equal((await fetch(`${base}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ name: 'a', model: 'm' }) })).status, 201);
+  const first = await fetch(`${base}/api/v1/agents/a/chat`, { method: 'POST', headers: json, body: JSON.stringify({ message: 'keep this', session_id: 'kept' }) });
+  t.equal((await first.json()).response, 'remembered turn');
+
+  const abort = new AbortController();
+  const res = await fetch(`${base}/api/v1/agents/a/chat/stream`, { method: 'POST', headers: json, body: JSON.stringify({ message: 'long one', session_id: 'cut' }), signal: abort.signal });
+  await readSse(res, (ev) => ev.type === 'token', abort);
+  await new Promise((r) => setTimeout(r, 150)); // let the event log flush the token
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+
+  const store = await openStore({ backend: 'sqlite', dataDir });
+  t.teardown(() => store.close());
+  const app = await makeApp(t, config, { store, env: { DATA_DIR: dataDir } });
+  const rec = (await store.collection<{ status: string }>('agent_runs').get('a/cut'))!;
+  t.equal(rec.status, 'running', 'the killed process left its run marked running');
+  const status = await app.inject({ url: '/api/v1/agents/a/sessions/cut/status' });
+  t.equal(status.json().status, 'idle', 'a run whose process is gone reads idle');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/a/sessions/cut/run' })).statusCode, 404);
+  const replay = parseSse((await app.inject({ url: '/api/v1/agents/a/sessions/cut/stream' })).body);
+  t.same(replay.slice(0, 2).map((e) => e.type), ['stream_start', 'token'], 'the events written before the kill replay from SQLite');
+  const kept = (await app.inject({ url: '/api/v1/agents/a/sessions/kept' })).json();
+  t.same(kept.messages, [{ role: 'user', content: 'keep this' }, { role: 'assistant', content: 'remembered turn' }], 'history in durable memory survived the restart');
+});
