@@ -1,5 +1,6 @@
 import type { ProviderFactory } from '../../core/provider.ts';
 import { noopAuth } from './auth.ts';
+import { noopLlm } from './llm.ts';
 import { noopBrowser } from './browser.ts';
 import { noopTools } from './tools.ts';
 import { noopCodeInterpreter } from './code-interpreter.ts';
@@ -11,6 +12,7 @@ import { noopScanner } from './scanners.ts';
 
 export const providers: ProviderFactory[] = [
   noopAuth as ProviderFactory,
+  noopLlm as ProviderFactory,
   noopBrowser as ProviderFactory,
   noopTools as ProviderFactory,
   noopCodeInterpreter as ProviderFactory,
