@@ -27,7 +27,7 @@ async function llmConfig(): Promise<{ config: Record<string, unknown>; label: st
   if (types.has('scripted')) {
     return {
       label: 'scripted',
-      config: { providers: { llm: { default: 'scripted', instances: { scripted: { type: 'scripted', options: { script: [{ content: 'pong' }], loop: true } } } } } },
+      config: { providers: { llm: { default: 'scripted', instances: { scripted: { type: 'scripted', options: { responses: [{ content: 'pong' }] } } } } } },
     };
   }
   return {

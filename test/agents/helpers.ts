@@ -18,8 +18,21 @@ export async function memoryTypes(): Promise<string[]> {
   return ['noop', 'in_memory', 'keyv'].filter((t) => types.has(t));
 }
 
+/** An entry of the scripted LLM's script (providers/scripted/script.ts). */
+export interface ScriptEntry {
+  match?: string;
+  content?: string;
+  tool_calls?: Array<{ name: string; input?: Record<string, unknown>; id?: string }>;
+  turns?: Array<{ content?: string; tool_calls?: ScriptEntry['tool_calls'] }>;
+}
+
 export interface AgentAppOptions {
   memory?: string;
+  /** Use the scripted LLM (providers/scripted) with this script... */
+  script?: ScriptEntry[];
+  /** ...waiting this long before each answer. */
+  delay_ms?: number;
+  /** Or the test step LLM, which replays steps in order (with per-chunk delays). */
   steps?: Step[];
   config?: Record<string, unknown>;
   /** The core store backend; sqlite puts the event log in a real SQLite file. */
@@ -29,11 +42,13 @@ export interface AgentAppOptions {
 /** An app whose LLM replays `steps` and whose memory is the given provider type. */
 export async function agentApp(t: { teardown: (fn: () => unknown) => void }, opts: AgentAppOptions = {}): Promise<FastifyInstance> {
   const memory = opts.memory && opts.memory !== 'none' ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } } : {};
+  const scripted = { default: 'scripted', instances: { scripted: { type: 'scripted', options: { responses: opts.script, delay_ms: opts.delay_ms ?? 0 } } } };
+  const stepped = { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: opts.steps ?? [{ content: 'ok' }] } } } };
   const extra = (opts.config ?? {}) as { provider_packages?: string[]; providers?: Record<string, unknown> };
   const config = {
     ...extra,
     provider_packages: [STEP_LLM, ...(extra.provider_packages ?? [])],
-    providers: { llm: { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: opts.steps ?? [{ content: 'ok' }] } } } }, ...memory, ...extra.providers },
+    providers: { llm: opts.script ? scripted : stepped, ...memory, ...extra.providers },
     platform: { agents: { heartbeat_ms: 50, stale_after_ms: 1000, poll_ms: 10, flush_ms: 5, resume_wait_ms: 300 } },
   };
   if (opts.store && typeof opts.store === 'object') return makeApp(t, config, { store: opts.store });

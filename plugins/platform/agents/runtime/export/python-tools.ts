@@ -7,6 +7,11 @@ export const PYTHON_TOOLS = String.raw`
 # ---------------------------------------------------------------------------
 # Tools
 # ---------------------------------------------------------------------------
+def _dumps(value):
+    """Compact JSON like the server's tools write, so the model sees the same text either way."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def _view(record):
     return {"key": record.get("key"), "content": record.get("content"),
             "metadata": record.get("metadata") or {}, "updated_at": record.get("updated_at")}
@@ -23,7 +28,7 @@ def _required(args, key):
     value = args.get(key)
     if value is None or value == "":
         raise ValueError("missing required argument '%s'" % key)
-    return value if isinstance(value, str) else json.dumps(value)
+    return value if isinstance(value, str) else _dumps(value)
 
 
 def agent_namespace(spec):
@@ -53,17 +58,17 @@ def memory_tools(spec, ns):
     def recall(args):
         key = _required(args, "key")
         record = api("GET", base + "/" + q(key), spec=spec, allow_404=True)
-        return json.dumps(_view(record)) if record else "No memory stored under '%s'." % key
+        return _dumps(_view(record)) if record else "No memory stored under '%s'." % key
     def search_memory(args):
         found = api("POST", base + "/search", {"query": _required(args, "query"), "top_k": _int(args, "top_k", 5, 50)}, spec)
-        return json.dumps([dict(_view(h["record"]), score=h["score"]) for h in found.get("results", [])])
+        return _dumps([dict(_view(h["record"]), score=h["score"]) for h in found.get("results", [])])
     def forget(args):
         key = _required(args, "key")
         gone = api("DELETE", base + "/" + q(key), spec=spec, allow_404=True)
         return ("Forgot '%s'." % key) if gone is not None else "No memory stored under '%s'." % key
     def list_memories(args):
         page = api("GET", base + "?limit=%d&offset=0" % _int(args, "limit", 20, 100), spec=spec)
-        return json.dumps({"total": page.get("total", 0), "records": [_view(r) for r in page.get("records", [])]})
+        return _dumps({"total": page.get("total", 0), "records": [_view(r) for r in page.get("records", [])]})
     return {"remember": remember, "recall": recall, "search_memory": search_memory,
             "forget": forget, "list_memories": list_memories}
 
@@ -83,13 +88,13 @@ def shared_memory_tools(spec):
     def read_shared(args):
         key = _required(args, "key")
         record = api("GET", pool(args) + "/" + q(key), spec=spec, allow_404=True)
-        return json.dumps(_view(record)) if record else "No shared finding under '%s'." % key
+        return _dumps(_view(record)) if record else "No shared finding under '%s'." % key
     def search_shared(args):
         found = api("POST", pool(args) + "/search", {"query": _required(args, "query"), "top_k": _int(args, "top_k", 5, 50)}, spec)
-        return json.dumps([dict(_view(h["record"]), score=h["score"]) for h in found.get("results", [])])
+        return _dumps([dict(_view(h["record"]), score=h["score"]) for h in found.get("results", [])])
     def list_shared(args):
         page = api("GET", pool(args) + "?limit=%d&offset=0" % _int(args, "limit", 20, 100), spec=spec)
-        return json.dumps({"total": page.get("total", 0), "records": [_view(r) for r in page.get("records", [])]})
+        return _dumps({"total": page.get("total", 0), "records": [_view(r) for r in page.get("records", [])]})
     return {"share_finding": share_finding, "read_shared": read_shared,
             "search_shared": search_shared, "list_shared": list_shared}
 
@@ -123,7 +128,7 @@ def code_interpreter_tools(spec):
         language = args.get("language") or "python"
         out = api("POST", "/api/v1/code-interpreter/sessions/%s/execute" % q(session.id()),
                   {"code": _required(args, "code"), "language": language}, spec)
-        return json.dumps(out)
+        return _dumps(out)
     return {"execute_code": execute_code}
 
 
@@ -132,12 +137,12 @@ def browser_tools(spec):
     def path(action):
         return "/api/v1/browser/sessions/%s/%s" % (q(session.id()), action)
     return {
-        "navigate": lambda a: json.dumps(api("POST", path("navigate"), {"url": _required(a, "url")}, spec)),
-        "read_page": lambda a: json.dumps(api("GET", path("content"), spec=spec)),
-        "click": lambda a: json.dumps(api("POST", path("click"), {"selector": _required(a, "selector")}, spec)),
-        "type_text": lambda a: json.dumps(api("POST", path("type"), {"selector": _required(a, "selector"), "text": _required(a, "text")}, spec)),
-        "screenshot": lambda a: json.dumps(api("GET", path("screenshot"), spec=spec)),
-        "evaluate_js": lambda a: json.dumps(api("POST", path("evaluate"), {"expression": _required(a, "expression")}, spec)),
+        "navigate": lambda a: _dumps(api("POST", path("navigate"), {"url": _required(a, "url")}, spec)),
+        "read_page": lambda a: _dumps(api("GET", path("content"), spec=spec)),
+        "click": lambda a: _dumps(api("POST", path("click"), {"selector": _required(a, "selector")}, spec)),
+        "type_text": lambda a: _dumps(api("POST", path("type"), {"selector": _required(a, "selector"), "text": _required(a, "text")}, spec)),
+        "screenshot": lambda a: _dumps(api("GET", path("screenshot"), spec=spec)),
+        "evaluate_js": lambda a: _dumps(api("POST", path("evaluate"), {"expression": _required(a, "expression")}, spec)),
     }
 
 
@@ -145,12 +150,12 @@ def registry_tools(spec):
     def search_tools(args):
         query = urllib.parse.urlencode({"query": _required(args, "query"), "max_results": _int(args, "max_results", 10, 100)})
         found = api("GET", "/api/v1/tools/search?" + query, spec=spec)
-        return json.dumps([dict(name=m["tool"]["name"], description=m["tool"].get("description", ""),
+        return _dumps([dict(name=m["tool"]["name"], description=m["tool"].get("description", ""),
                                 input_schema=m["tool"].get("input_schema", {}), score=m.get("score"))
                            for m in found.get("matches", [])])
     def invoke_tool(args):
         params = args.get("params") if isinstance(args.get("params"), dict) else {}
-        return json.dumps(api("POST", "/api/v1/tools/%s/invoke" % q(_required(args, "name")), {"params": params}, spec))
+        return _dumps(api("POST", "/api/v1/tools/%s/invoke" % q(_required(args, "name")), {"params": params}, spec))
     return {"search_tools": search_tools, "invoke_tool": invoke_tool}
 
 
@@ -162,9 +167,9 @@ def management_tools(spec):
         return "Created agent '%s'." % body["name"]
     def list_agents(args):
         agents = api("GET", "/api/v1/agents", spec=spec).get("agents", [])
-        return json.dumps([{"name": a["name"], "description": a.get("description", "")} for a in agents])
+        return _dumps([{"name": a["name"], "description": a.get("description", "")} for a in agents])
     def list_primitives(args):
-        return json.dumps(list(api("GET", "/api/v1/providers", spec=spec).keys()))
+        return _dumps(list(api("GET", "/api/v1/providers", spec=spec).keys()))
     def delete_agent(args):
         name = _required(args, "name")
         if name == spec["name"]:
