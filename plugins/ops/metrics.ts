@@ -63,13 +63,25 @@ export default fp(
       callDuration.observe({ primitive: kind, provider, outcome }, seconds);
     });
 
-    app.addHook('onResponse', async (request, reply) => {
+    // Label children are cached per (method, route, status): prom-client hashes
+    // the label set on every call otherwise, and this runs on every request.
+    const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }>();
+    // Callback style: an async hook costs a promise per request.
+    app.addHook('onResponse', (request, reply, done) => {
       // Unmatched URLs share one label: the raw URL of a 404 is attacker-chosen.
       const route = request.routeOptions.url ?? '(unmatched)';
-      if (route === '/metrics') return;
-      const labels = { method: request.method, route, status: String(reply.statusCode) };
-      requests.inc(labels);
-      duration.observe(labels, reply.elapsedTime / 1000);
+      if (route !== '/metrics') {
+        const key = `${request.method} ${route} ${reply.statusCode}`;
+        let c = children.get(key);
+        if (!c) {
+          const labels = { method: request.method, route, status: String(reply.statusCode) };
+          c = { count: requests.labels(labels), time: duration.labels(labels) };
+          children.set(key, c);
+        }
+        c.count.inc();
+        c.time.observe(reply.elapsedTime / 1000);
+      }
+      done();
     });
 
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { notImplemented, unavailable } from '../../core/errors.ts';
 import { makeApp } from '../helpers/app.ts';
 
@@ -38,7 +38,7 @@ const BIG = JSON.stringify({ name: 'x'.repeat(4096), count: 1 });
 
 t.test('every error is JSON {detail, code}', async (t) => {
   const app = await makeApp(t, { body_limit_bytes: 2048 }, { beforeSurfaces: routes });
-  const cases: Array<[string, Parameters<FastifyInstance['inject']>[0], number, string]> = [
+  const cases: Array<[string, InjectOptions, number, string]> = [
     ['unknown route', { method: 'GET', url: '/no/such/route' }, 404, 'SB_ERR_ROUTE_NOT_FOUND'],
     ['unknown route under /api/v1', { method: 'GET', url: '/api/v1/nothing-here' }, 404, 'SB_ERR_ROUTE_NOT_FOUND'],
     ['malformed JSON', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/json' }, payload: '{"name": "a", ' }, 400, 'SB_ERR_MALFORMED_JSON'],
@@ -110,6 +110,10 @@ t.test('request ids are echoed, or made when absent, on success and on errors', 
   const made = await app.inject({ method: 'GET', url: '/healthz' });
   t.match(made.headers['x-request-id'], /^[0-9a-f-]{36}$/);
   t.equal(made.headers['x-correlation-id'], made.headers['x-request-id']);
+  const forged = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': `${'x'.repeat(300)}` } });
+  t.match(forged.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an oversized id is replaced');
+  const spaced = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a b"c' } });
+  t.match(spaced.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an id with odd characters is replaced');
   const other = await app.inject({ method: 'GET', url: '/healthz' });
   t.not(other.headers['x-request-id'], made.headers['x-request-id'], 'a new id per request');
   const corr = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-correlation-id': 'corr-9' } });

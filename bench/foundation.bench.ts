@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { load, percentiles, type BenchModule, type BenchRow } from './harness.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** What GET /api/v1/memory/bench/k1 answers, so the baseline serialises the same bytes. */
+const RECORD = {
+  namespace: 'bench',
+  key: 'k1',
+  content: 'The quick brown fox jumps over the lazy dog.',
+  metadata: { source: 'bench', n: 1 },
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+};
+
+/**
+ * A bare Fastify server with one route of the same shape, in its own process:
+ * the servers under test never share an event loop with autocannon.
+ */
+const BARE = `
+import Fastify from 'fastify';
+const record = JSON.parse(process.env.BENCH_RECORD);
+const app = Fastify({ logger: false });
+app.get('/api/v1/memory/:namespace/:key', async () => record);
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+`;
+
+async function waitHealthy(url: string, child: ChildProcess, stepMs = 10, tries = 3000): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+async function startBare(): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), BENCH_RECORD: JSON.stringify(RECORD) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(`${base}/api/v1/memory/bench/k1`, child);
+  return { base, child };
+}
+
+/** Switchboard as `npm start` runs it (both surfaces, SQLite store), timed from spawn to the first /healthz 200. */
+async function startSwitchboard(): Promise<{ base: string; child: ChildProcess; readyMs: number }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-foundation-'));
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: '' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(`${base}/healthz`, child, 5);
+  return { base, child, readyMs: performance.now() - t0 };
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await gone;
+  clearTimeout(timer);
+}
+
+const bench: BenchModule = async () => {
+  const rows: BenchRow[] = [];
+
+  // Ready-to-serve, three cold starts; idle RSS of the last one after it settles.
+  const readies: number[] = [];
+  let rss = NaN;
+  for (let i = 0; i < 3; i++) {
+    const s = await startSwitchboard();
+    readies.push(s.readyMs);
+    if (i === 2) {
+      await new Promise((r) => setTimeout(r, 2000));
+      rss = rssMb(s.child.pid!);
+    }
+    await stop(s.child);
+  }
+  const ready = percentiles(readies);
+
+  const bare = await startBare();
+  const sb = await startSwitchboard();
+  try {
+    const put = await fetch(`${sb.base}/api/v1/memory/bench`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-memory': 'in_memory' },
+      body: JSON.stringify({ key: RECORD.key, content: RECORD.content, metadata: RECORD.metadata }),
+    });
+    if (put.status !== 201) throw new Error(`storing the bench record answered ${put.status}: ${await put.text()}`);
+    const retrieveHeaders = { 'x-provider-memory': 'in_memory' };
+    const check = await fetch(`${sb.base}/api/v1/memory/bench/k1`, { headers: retrieveHeaders });
+    if (check.status !== 200) throw new Error(`memory retrieve answered ${check.status}: ${await check.text()}`);
+
+    // Warm both JITs, then measure back to back.
+    await load({ url: `${bare.base}/api/v1/memory/bench/k1`, duration: 1 });
+    await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders, duration: 1 });
+    const base = await load({ url: `${bare.base}/api/v1/memory/bench/k1` });
+    const health = await load({ url: `${sb.base}/healthz` });
+    const retrieve = await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders });
+    const group = 'foundation';
+    const errs = (r: typeof base) => (r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : undefined);
+    rows.push(
+      { group, name: 'bare Fastify, same JSON (baseline)', rps: base.rps, p50_ms: base.p50_ms, p99_ms: base.p99_ms, ratio: 1, note: errs(base) },
+      { group, name: 'GET /healthz', rps: health.rps, p50_ms: health.p50_ms, p99_ms: health.p99_ms, ratio: health.rps / base.rps, note: errs(health) },
+      {
+        group,
+        name: 'GET /api/v1/memory/{ns}/{key} (X-Provider-Memory: in_memory)',
+        rps: retrieve.rps,
+        p50_ms: retrieve.p50_ms,
+        p99_ms: retrieve.p99_ms,
+        ratio: retrieve.rps / base.rps,
+        goal: '>= 0.8x',
+        note: errs(retrieve),
+      },
+      {
+        group: 'foundation: startup',
+        name: 'ready to serve (spawn -> first /healthz 200, 3 runs)',
+        p50_ms: ready.p50,
+        p99_ms: Math.max(...readies),
+        goal: '< 1000 ms',
+        note: `runs: ${readies.map((r) => r.toFixed(0)).join(', ')} ms; includes node + tsx start`,
+      },
+      { group: 'foundation: startup', name: 'idle RSS (2 s after ready)', goal: '< 120 MB', note: `${rss.toFixed(1)} MB` },
+    );
+  } finally {
+    await stop(sb.child);
+    await stop(bare.child);
+  }
+  return rows;
+};
+
+export default bench;
