@@ -162,8 +162,8 @@ export class Authenticator {
     const g = this.scopes.grants(id.scopes);
     const ctx: UserContext = {
       username: id.username,
-      groups: id.groups,
-      scopes: id.scopes,
+      groups: [...id.groups],
+      scopes: [...id.scopes],
       auth_method: id.auth_method,
       provider: id.provider,
       is_admin: g.is_admin,
@@ -173,7 +173,10 @@ export class Authenticator {
     };
     if (id.client_id) ctx.client_id = id.client_id;
     if (id.token_kind) ctx.token_kind = id.token_kind;
-    if (id.resource) ctx.resource = id.resource;
-    return ctx;
+    if (id.resource) ctx.resource = Object.freeze({ ...id.resource });
+    // Cached and shared by every request with the same token: a change by one request must fail loudly, not leak.
+    Object.freeze(ctx.groups);
+    Object.freeze(ctx.scopes);
+    return Object.freeze(ctx);
   }
 }

@@ -212,6 +212,11 @@ export class ScopeStore {
     g.is_admin = Object.entries(g.ui_permissions).some(
       ([perm, res]) => ADMIN_PREFIXES.some((pre) => perm.startsWith(pre)) && (res ?? []).includes('all'),
     );
+    for (const list of Object.values(g.ui_permissions)) Object.freeze(list);
+    for (const list of Object.values(g.agent_actions)) Object.freeze(list);
+    Object.freeze(g.ui_permissions);
+    Object.freeze(g.agent_actions);
+    Object.freeze(g.server_access);
     if (this.grantsCache.size > 1000) this.grantsCache.clear();
     this.grantsCache.set(key, g);
     return g;
