@@ -78,7 +78,9 @@ export class AgentRepository {
     const wantSkills = [...new Set(skills.map(skillKey).filter(Boolean))];
     const wantTags = [...new Set(tags.map((t) => t.trim().toLowerCase()).filter(Boolean))];
     const prepared = this.prep();
-    const hits: DiscoveryHit[] = [];
+    // Top-k by insertion: thousands of agents may match, only `max` are returned.
+    const top: DiscoveryHit[] = [];
+    const before = (x: DiscoveryHit, y: DiscoveryHit) => x.relevance_score > y.relevance_score || (x.relevance_score === y.relevance_score && x.agent.path < y.agent.path);
     for (const a of this.index.list()) {
       const p = prepared.get(a.path)!;
       let matched: string[] | undefined;
@@ -86,13 +88,18 @@ export class AgentRepository {
         const name = p.skills.get(k);
         if (name !== undefined) (matched ??= []).push(name);
       }
-      if (!matched || !include(a)) continue;
+      if (!matched) continue;
       const tagHits = wantTags.length ? wantTags.filter((t) => p.tags.has(t)).length / wantTags.length : 0;
-      const score = 0.6 * (matched.length / wantSkills.length) + 0.2 * tagHits + 0.2 * TRUST_WEIGHT[a.trust_level];
-      hits.push({ agent: a, relevance_score: Math.round(score * 10000) / 10000, matching_skills: [...new Set(matched)] });
+      const score = Math.round((0.6 * (matched.length / wantSkills.length) + 0.2 * tagHits + 0.2 * TRUST_WEIGHT[a.trust_level]) * 10000) / 10000;
+      if (top.length >= max && score <= top[top.length - 1].relevance_score) continue;
+      if (!include(a)) continue;
+      const hit = { agent: a, relevance_score: score, matching_skills: [...new Set(matched)] };
+      let i = top.length;
+      while (i > 0 && before(hit, top[i - 1])) i--;
+      top.splice(i, 0, hit);
+      if (top.length > max) top.pop();
     }
-    hits.sort((x, y) => y.relevance_score - x.relevance_score || (x.agent.path < y.agent.path ? -1 : 1));
-    return hits.slice(0, max);
+    return top;
   }
 
   /** Lexical ranking (BM25 via MiniSearch) over name, description, skills and tags; scores scaled to 0..1 against the best hit. */
