@@ -54,3 +54,20 @@ export async function withScope(
     ui_permissions: doc.ui_permissions ?? {},
   });
 }
+
+/**
+ * A browser session of the local admin: the `cookie` header value and the CSRF
+ * token that unsafe cookie-authenticated requests must echo in X-CSRF-Token
+ * (or the csrf_token form field).
+ */
+export async function adminSession(app: FastifyInstance): Promise<{ cookie: string; csrf: string; headers: Record<string, string> }> {
+  const { username, password } = registryAuthOf(app).authenticator.admin;
+  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
+  if (res.statusCode !== 302) throw new Error(`admin login failed: ${res.statusCode} ${res.body}`);
+  const raw = res.headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw : [String(raw)];
+  const pairs = list.map((c) => c.split(';')[0]);
+  const cookie = pairs.join('; ');
+  const csrf = decodeURIComponent(pairs.find((p) => p.startsWith('mcp_gateway_csrf='))!.slice('mcp_gateway_csrf='.length));
+  return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
+}

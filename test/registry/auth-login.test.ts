@@ -2,6 +2,7 @@ import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
 import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
 import { verifySession } from '../../plugins/registry/auth/session.ts';
+import { adminSession } from '../helpers/registry-auth.ts';
 
 const PASSWORD = 'login-test-password';
 
@@ -151,6 +152,14 @@ t.test('local admin login', async (t) => {
     t.equal(cb.statusCode, 302);
     t.equal(cb.headers.location, '/api/auth/login?error=access_denied%3A%20user%20cancelled');
   });
+});
+
+t.test('adminSession helper', async (t) => {
+  const app = await makeApp(t, { registry: { admin_password: PASSWORD } });
+  const s = await adminSession(app);
+  const res = await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: s.headers, payload: {} });
+  t.equal(res.statusCode, 200);
+  t.equal((await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { cookie: s.cookie }, payload: {} })).statusCode, 403);
 });
 
 t.test('secure_cookies marks every auth cookie Secure', async (t) => {
