@@ -128,8 +128,7 @@ export class AgentRuntime {
     const save = async (assistant: string) => {
       const turn: Turn[] = [{ role: 'user', content: message }];
       if (assistant) turn.push({ role: 'assistant', content: assistant });
-      await this.history.append(session, turn, p.memory, p.fresh);
-      await this.sessions.touch(session, turn.length, p.fresh);
+      await Promise.all([this.history.append(session, turn, p.memory, p.fresh), this.sessions.touch(session, turn.length, p.fresh)]);
     };
     let result;
     try {
@@ -149,13 +148,13 @@ export class AgentRuntime {
     } finally {
       await Promise.allSettled(cleanups.map((fn) => fn()));
     }
-    await save(result.response);
+    const [, traceId] = await Promise.all([
+      save(result.response),
+      spec.hooks.auto_trace ? this.trace(spec, caller, session.session_id, message, result.response, result.tools_called) : undefined,
+    ]);
     const metadata: Record<string, unknown> = { model: spec.model, llm_provider: p.llm.name };
     if (result.max_turns_reached) metadata.max_turns_reached = true;
-    if (spec.hooks.auto_trace) {
-      const traceId = await this.trace(spec, caller, session.session_id, message, result.response, result.tools_called);
-      if (traceId) metadata.trace_id = traceId;
-    }
+    if (traceId) metadata.trace_id = traceId;
     return {
       response: result.response,
       session_id: session.session_id,
