@@ -1,6 +1,7 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
 import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
+import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (o: Record<string, string>) => new URLSearchParams(o).toString();
@@ -168,3 +169,23 @@ t.test('ratings 1-5, one per user', async (t) => {
   t.equal((await app.inject({ url: '/api/servers/weather', headers: reader })).json().num_stars, 3.5);
 });
 
+
+t.test('concurrent writes to one server are serialised, none is lost', async (t) => {
+  const { app, admin, register } = await setup(t);
+  await register(admin, weather);
+  const servers = catalogOf(app).servers;
+  await Promise.all([
+    servers.setEnabled('/weather', false),
+    servers.updateHealth('/weather', { health_status: 'healthy', last_checked_iso: new Date().toISOString(), tools: [{ name: 'a' }] }),
+    servers.setGroups('/weather', ['g1'], []),
+    servers.setGroups('/weather', ['g2'], []),
+    app.inject({ method: 'POST', url: '/api/servers/weather/rating', headers: admin, payload: { rating: 5 } }),
+    app.inject({ method: 'POST', url: '/api/servers/weather/rating', headers: await asUser(app, ['mcp-registry-user'], 'bob'), payload: { rating: 3 } }),
+  ]);
+  const s = servers.get('/weather')!;
+  t.equal(s.is_enabled, false);
+  t.equal(s.health_status, 'healthy');
+  t.same(s.tools.map((x) => x.name), ['a']);
+  t.same(s.groups.sort(), ['g1', 'g2']);
+  t.equal(catalogOf(app).ratings.view('server:/weather').num_ratings, 2);
+});

@@ -34,10 +34,12 @@ export class Ratings {
   }
 
   async rate(key: string, username: string, rating: number, comment?: string) {
-    const rec = this.index.get(key) ?? { by_user: {} };
-    const next: RatingsRecord = { by_user: { ...rec.by_user, [username]: { rating, comment, at: new Date().toISOString() } } };
-    await this.index.set(key, next);
-    return this.view(key);
+    return this.index.lock(key, async () => {
+      const rec = this.index.get(key) ?? { by_user: {} };
+      const next: RatingsRecord = { by_user: { ...rec.by_user, [username]: { rating, comment, at: new Date().toISOString() } } };
+      await this.index.set(key, next);
+      return this.view(key);
+    });
   }
 
   async remove(key: string): Promise<void> {

@@ -34,6 +34,7 @@ export class IndexedCollection<T> {
   private readonly col: Collection<T>;
   private readonly gens: Collection<string>;
   private readonly shared: boolean;
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
     store: Store,
@@ -98,6 +99,22 @@ export class IndexedCollection<T> {
     await this.bump();
     if (had) this.events.emit('change', { kind: 'deleted', key, previous } satisfies Change<T>);
     return had;
+  }
+
+  /**
+   * Runs read-modify-write steps on one key one after another. The mirror is
+   * updated only after the store write, so without this a health update and a
+   * toggle landing together would each start from the old record and one would be lost.
+   */
+  lock<R>(key: string, fn: () => Promise<R>): Promise<R> {
+    const prev = this.queues.get(key) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    });
+    return run;
   }
 
   onChange(fn: (change: Change<T>) => void): () => void {

@@ -63,120 +63,134 @@ export class ServerRepository {
   }
 
   async register(fields: ServerFields & { path: string; server_name: string; proxy_pass_url: string }, cred: CredentialInput, user: UserContext, opts: RegisterOptions): Promise<{ record: ServerRecord; created: boolean; scan: ScanVerdict }> {
-    const existing = this.index.get(fields.path);
-    const now = new Date().toISOString();
-    const version = fields.version;
-    if (existing && !opts.overwrite) {
-      const dupVersion = version !== undefined && existing.versions.some((v) => v.version === version);
-      if (dupVersion || version === undefined) {
-        const what = dupVersion ? `with version ${version}` : '';
-        const detail = `Service ${fields.path} already exists ${what}`.trim() + (version === undefined ? ' (send a new version, or update it with PUT)' : '');
-        throw new SwitchboardError(dupVersion ? 409 : (opts.existsStatus ?? 409), 'SB_ERR_REGISTRY_SERVER_EXISTS', detail);
+    return this.index.lock(fields.path, async () => {
+      const existing = this.index.get(fields.path);
+      const now = new Date().toISOString();
+      const version = fields.version;
+      if (existing && !opts.overwrite) {
+        const dupVersion = version !== undefined && existing.versions.some((v) => v.version === version);
+        if (dupVersion || version === undefined) {
+          const what = dupVersion ? `with version ${version}` : '';
+          const detail = `Service ${fields.path} already exists ${what}`.trim() + (version === undefined ? ' (send a new version, or update it with PUT)' : '');
+          throw new SwitchboardError(dupVersion ? 409 : (opts.existsStatus ?? 409), 'SB_ERR_REGISTRY_SERVER_EXISTS', detail);
+        }
       }
-    }
-    // A new version or an overwrite that does not resend the credential keeps the stored one.
-    const credential = applyCredential(cred, existing, this.fernet);
-    const keepVersions = existing && !opts.overwrite ? existing.versions : [];
-    const base: ServerRecord = {
-      id: existing?.id ?? randomUUID(),
-      description: '',
-      tags: [],
-      num_tools: 0,
-      num_stars: 0,
-      is_python: false,
-      license: 'N/A',
-      metadata: {},
-      supported_transports: ['streamable-http'],
-      status: 'active',
-      is_enabled: true,
-      health_status: 'unknown',
-      last_checked_iso: null,
-      tools: [],
-      groups: existing?.groups ?? [],
-      registered_by: existing?.registered_by ?? user.username,
-      registered_at: existing?.registered_at ?? now,
-      ...fields,
-      ...credential,
-      versions: [...keepVersions.filter((v) => v.version !== version)],
-      updated_at: now,
-    };
-    if (base.tool_list_json && base.tools.length === 0) base.tools = base.tool_list_json;
-    base.versions.push({ version: version ?? 'v1.0.0', status: base.status, proxy_pass_url: base.proxy_pass_url, registered_at: now });
-    if (base.version === undefined) base.version = version ?? 'v1.0.0';
-    const verdict = await (this.scanner?.().server(base) ?? Promise.resolve({ blocked: false }));
-    const record = applyVerdict(base, verdict);
-    await this.index.set(record.path, record);
-    this.lastScan.set(record.path, verdict);
-    if (record.auth_scheme !== 'none' || (existing && credentialChanged(existing, credential))) {
-      await this.audit.record({ username: user.username, path: record.path, auth_scheme: record.auth_scheme, auth_header_name: record.auth_header_name, via: opts.via, cleared: record.auth_scheme === 'none' });
-    }
-    return { record, created: !existing, scan: verdict };
+      // A new version or an overwrite that does not resend the credential keeps the stored one.
+      const credential = applyCredential(cred, existing, this.fernet);
+      const keepVersions = existing && !opts.overwrite ? existing.versions : [];
+      const base: ServerRecord = {
+        id: existing?.id ?? randomUUID(),
+        description: '',
+        tags: [],
+        num_tools: 0,
+        num_stars: 0,
+        is_python: false,
+        license: 'N/A',
+        metadata: {},
+        supported_transports: ['streamable-http'],
+        status: 'active',
+        is_enabled: true,
+        health_status: 'unknown',
+        last_checked_iso: null,
+        tools: [],
+        groups: existing?.groups ?? [],
+        registered_by: existing?.registered_by ?? user.username,
+        registered_at: existing?.registered_at ?? now,
+        ...fields,
+        ...credential,
+        versions: [...keepVersions.filter((v) => v.version !== version)],
+        updated_at: now,
+      };
+      if (base.tool_list_json && base.tools.length === 0) base.tools = base.tool_list_json;
+      base.versions.push({ version: version ?? 'v1.0.0', status: base.status, proxy_pass_url: base.proxy_pass_url, registered_at: now });
+      if (base.version === undefined) base.version = version ?? 'v1.0.0';
+      const verdict = await (this.scanner?.().server(base) ?? Promise.resolve({ blocked: false }));
+      const record = applyVerdict(base, verdict);
+      await this.index.set(record.path, record);
+      this.lastScan.set(record.path, verdict);
+      if (record.auth_scheme !== 'none' || (existing && credentialChanged(existing, credential))) {
+        await this.audit.record({ username: user.username, path: record.path, auth_scheme: record.auth_scheme, auth_header_name: record.auth_header_name, via: opts.via, cleared: record.auth_scheme === 'none' });
+      }
+      return { record, created: !existing, scan: verdict };
+    });
   }
 
   /** Descriptive fields and, when given, the credential. The path never changes. */
   async update(path: string, fields: ServerFields, cred: CredentialInput | undefined, user: UserContext, via: string): Promise<ServerRecord> {
-    const existing = this.require(path);
-    const credential: StoredCredential | undefined = cred ? applyCredential(cred, existing, this.fernet) : undefined;
-    const { path: _ignored, ...rest } = fields;
-    const record: ServerRecord = { ...existing, ...rest, ...(credential ?? {}), updated_at: new Date().toISOString() };
-    if (fields.version && !existing.versions.some((v) => v.version === fields.version)) {
-      record.versions = [...existing.versions, { version: fields.version, status: record.status, proxy_pass_url: record.proxy_pass_url, registered_at: record.updated_at }];
-    }
-    if (fields.tool_list_json) record.tools = fields.tool_list_json;
-    await this.index.set(path, record);
-    if (credential && credentialChanged(existing, credential)) {
-      await this.audit.record({ username: user.username, path, auth_scheme: credential.auth_scheme, auth_header_name: credential.auth_header_name, via, cleared: credential.auth_scheme === 'none' });
-    }
-    return record;
+    return this.index.lock(path, async () => {
+      const existing = this.require(path);
+      const credential: StoredCredential | undefined = cred ? applyCredential(cred, existing, this.fernet) : undefined;
+      const { path: _ignored, ...rest } = fields;
+      const record: ServerRecord = { ...existing, ...rest, ...(credential ?? {}), updated_at: new Date().toISOString() };
+      if (fields.version && !existing.versions.some((v) => v.version === fields.version)) {
+        record.versions = [...existing.versions, { version: fields.version, status: record.status, proxy_pass_url: record.proxy_pass_url, registered_at: record.updated_at }];
+      }
+      if (fields.tool_list_json) record.tools = fields.tool_list_json;
+      await this.index.set(path, record);
+      if (credential && credentialChanged(existing, credential)) {
+        await this.audit.record({ username: user.username, path, auth_scheme: credential.auth_scheme, auth_header_name: credential.auth_header_name, via, cleared: credential.auth_scheme === 'none' });
+      }
+      return record;
+    });
   }
 
   async setCredential(path: string, cred: CredentialInput, user: UserContext, via: string): Promise<ServerRecord> {
-    const existing = this.require(path);
-    const credential = applyCredential(cred, existing, this.fernet, true);
-    const record: ServerRecord = { ...existing, ...credential, updated_at: new Date().toISOString() };
-    if (credential.auth_scheme === 'none') {
-      delete record.auth_credential_ciphertext;
-      delete record.auth_header_name;
-    }
-    await this.index.set(path, record);
-    await this.audit.record({ username: user.username, path, auth_scheme: credential.auth_scheme, auth_header_name: credential.auth_header_name, via, cleared: credential.auth_scheme === 'none' });
-    return record;
+    return this.index.lock(path, async () => {
+      const existing = this.require(path);
+      const credential = applyCredential(cred, existing, this.fernet, true);
+      const record: ServerRecord = { ...existing, ...credential, updated_at: new Date().toISOString() };
+      if (credential.auth_scheme === 'none') {
+        delete record.auth_credential_ciphertext;
+        delete record.auth_header_name;
+      }
+      await this.index.set(path, record);
+      await this.audit.record({ username: user.username, path, auth_scheme: credential.auth_scheme, auth_header_name: credential.auth_header_name, via, cleared: credential.auth_scheme === 'none' });
+      return record;
+    });
   }
 
   async setEnabled(path: string, enabled: boolean): Promise<ServerRecord> {
-    const existing = this.require(path);
-    const record = { ...existing, is_enabled: enabled, updated_at: new Date().toISOString() };
-    await this.index.set(path, record);
-    return record;
+    return this.index.lock(path, async () => {
+      const existing = this.require(path);
+      const record = { ...existing, is_enabled: enabled, updated_at: new Date().toISOString() };
+      await this.index.set(path, record);
+      return record;
+    });
   }
 
   /** For the health checker: health fields and discovered tools, stored with the server. */
   async updateHealth(path: string, h: HealthUpdate): Promise<ServerRecord | undefined> {
-    const existing = this.index.get(path);
-    if (!existing) return undefined;
-    const record: ServerRecord = { ...existing, health_status: h.health_status, last_checked_iso: h.last_checked_iso };
-    if (h.tools) {
-      record.tools = h.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} }));
-      record.num_tools = record.tools.length;
-    }
-    await this.index.set(path, record);
-    return record;
+    return this.index.lock(path, async () => {
+      const existing = this.index.get(path);
+      if (!existing) return undefined;
+      const record: ServerRecord = { ...existing, health_status: h.health_status, last_checked_iso: h.last_checked_iso };
+      if (h.tools) {
+        record.tools = h.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} }));
+        record.num_tools = record.tools.length;
+      }
+      await this.index.set(path, record);
+      return record;
+    });
   }
 
   /** Any other field change (e.g. a rescan's tags); credentials go through setCredential only. */
   async patch(path: string, fn: (r: ServerRecord) => ServerRecord): Promise<ServerRecord> {
-    const existing = this.require(path);
-    const next = fn(structuredClone(existing));
-    next.auth_credential_ciphertext = existing.auth_credential_ciphertext;
-    next.auth_scheme = existing.auth_scheme;
-    next.auth_header_name = existing.auth_header_name;
-    await this.index.set(path, next);
-    return next;
+    return this.index.lock(path, async () => {
+      const existing = this.require(path);
+      const next = fn(structuredClone(existing));
+      next.auth_credential_ciphertext = existing.auth_credential_ciphertext;
+      next.auth_scheme = existing.auth_scheme;
+      next.auth_header_name = existing.auth_header_name;
+      await this.index.set(path, next);
+      return next;
+    });
   }
 
   async delete(path: string): Promise<void> {
-    this.require(path);
-    await this.index.delete(path);
+    return this.index.lock(path, async () => {
+      this.require(path);
+      await this.index.delete(path);
+    });
   }
 
   async setGroups(path: string, add: string[], remove: string[]): Promise<ServerRecord> {
