@@ -66,8 +66,10 @@ t.test('versions: a new version is added and becomes latest; a duplicate is 409'
   const { app, admin, ops, reader, register } = await setup(t);
   t.equal((await register(admin, { ...weather, version: 'v1.0.0' })).statusCode, 201);
   t.equal((await register(admin, { ...weather, version: 'v1.0.0' })).statusCode, 409, 'same version again');
-  const v2 = await register(admin, { ...weather, version: 'v2.0.0', status: 'beta' });
+  await app.inject({ method: 'POST', url: '/api/servers/groups/add', headers: { ...FORM, ...admin }, payload: form({ server_name: 'weather', group_names: 'keep-me' }) });
+  const v2 = await register(admin, { ...weather, version: 'v2.0.0', status: 'beta', description: 'v2' });
   t.equal(v2.statusCode, 201, v2.body);
+  t.match(catalogOf(app).servers.get('/weather'), { description: 'v2', status: 'beta', groups: ['keep-me'], tags: [] }, 'a new version keeps what it does not change');
   const versions = await app.inject({ url: '/api/servers/weather/versions', headers: reader });
   t.same(versions.json().map((v: { version: string; is_latest: boolean }) => [v.version, v.is_latest]), [['v1.0.0', false], ['v2.0.0', true]]);
   const add = (headers: Record<string, string>, version: string) => app.inject({ method: 'POST', url: '/api/servers/weather/versions', headers, payload: { version } });

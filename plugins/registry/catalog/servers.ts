@@ -96,19 +96,25 @@ export class ServerRepository {
         groups: existing?.groups ?? [],
         registered_by: existing?.registered_by ?? user.username,
         registered_at: existing?.registered_at ?? now,
+        // A new version of a known server starts from the server as it is (tools, health, state).
+        ...(existing && !opts.overwrite ? existing : {}),
         ...fields,
         ...credential,
         versions: [...keepVersions.filter((v) => v.version !== version)],
         updated_at: now,
       };
-      if (base.tool_list_json && base.tools.length === 0) base.tools = base.tool_list_json;
+      if (credential.auth_scheme === 'none') {
+        delete base.auth_credential_ciphertext;
+        delete base.auth_header_name;
+      }
+      if (fields.tool_list_json) base.tools = fields.tool_list_json;
       base.versions.push({ version: version ?? 'v1.0.0', status: base.status, proxy_pass_url: base.proxy_pass_url, registered_at: now });
       if (base.version === undefined) base.version = version ?? 'v1.0.0';
       const verdict = await (this.scanner?.().server(base) ?? Promise.resolve({ blocked: false }));
       const record = applyVerdict(base, verdict);
       await this.index.set(record.path, record);
       this.lastScan.set(record.path, verdict);
-      if (record.auth_scheme !== 'none' || (existing && credentialChanged(existing, credential))) {
+      if (existing ? credentialChanged(existing, credential) : record.auth_scheme !== 'none') {
         await this.audit.record({ username: user.username, path: record.path, auth_scheme: record.auth_scheme, auth_header_name: record.auth_header_name, via: opts.via, cleared: record.auth_scheme === 'none' });
       }
       return { record, created: !existing, scan: verdict };
