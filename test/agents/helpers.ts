@@ -9,6 +9,7 @@ import type { Step } from './fixtures/step-llm/index.ts';
 export type { Step };
 
 export const STEP_LLM = fileURLToPath(new URL('./fixtures/step-llm', import.meta.url));
+/** Test-only auth: the caller is named by X-Test-User (also used by the memory HTTP tests). */
 export const HEADER_AUTH = fileURLToPath(new URL('./fixtures/header-auth', import.meta.url));
 
 /** Memory provider types the suite runs against; each exists only once its package is discovered. */

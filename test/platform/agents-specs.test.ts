@@ -1,9 +1,17 @@
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
 
-const headerAuth = fileURLToPath(new URL('../agents/fixtures/header-auth', import.meta.url));
-const as = (user: string, groups = '', admin = false) => ({ 'x-test-user': user, 'x-test-groups': groups, ...(admin ? { 'x-test-admin': 'true' } : {}) });
+// Real api_key auth: one key per user; carol is in group `research`, root is an admin.
+const users: Record<string, { groups?: string[]; admin?: boolean }> = { alice: {}, bob: {}, carol: { groups: ['research'] }, root: { admin: true } };
+const apiKeys = {
+  providers: {
+    auth: {
+      default: 'keys',
+      instances: { keys: { type: 'api_key', options: { keys: Object.entries(users).map(([id, u]) => ({ key: `key-${id}-0000`, principal_id: id, groups: u.groups ?? [], admin: u.admin ?? false })) } } },
+    },
+  },
+};
+const as = (user: string) => ({ 'x-api-key': `key-${user}-0000` });
 
 t.test('agent spec CRUD with defaults, 409, 422, partial update, delete', async (t) => {
   const app = await makeApp(t);
@@ -45,7 +53,7 @@ t.test('agent spec CRUD with defaults, 409, 422, partial update, delete', async 
 });
 
 t.test('owner and shared_with: 403 for others, groups and * grant use, admins see all', async (t) => {
-  const app = await makeApp(t, { provider_packages: [headerAuth], providers: { auth: { default: 'hdr', instances: { hdr: { type: 'test_header' } } } } });
+  const app = await makeApp(t, apiKeys);
   const mk = (name: string, shared_with: string[]) => app.inject({ method: 'POST', url: '/api/v1/agents', headers: as('alice'), payload: { name, model: 'm', shared_with } });
   t.equal((await mk('private', [])).statusCode, 201);
   t.equal((await mk('team', ['research'])).statusCode, 201);
@@ -56,16 +64,16 @@ t.test('owner and shared_with: 403 for others, groups and * grant use, admins se
   t.equal(bob.statusCode, 403);
   t.equal(bob.json().code, 'SB_ERR_AGENT_FORBIDDEN');
   t.equal((await app.inject({ url: '/api/v1/agents/team', headers: as('bob') })).statusCode, 403);
-  t.equal((await app.inject({ url: '/api/v1/agents/team', headers: as('carol', 'research') })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/v1/agents/team', headers: as('carol') })).statusCode, 200);
   t.equal((await app.inject({ url: '/api/v1/agents/public', headers: as('bob') })).statusCode, 200);
   const names = (r: { json(): { agents: Array<{ name: string }> } }) => r.json().agents.map((a) => a.name);
   t.same(names(await app.inject({ url: '/api/v1/agents', headers: as('bob') })), ['public']);
-  t.same(names(await app.inject({ url: '/api/v1/agents', headers: as('carol', 'research') })), ['public', 'team']);
-  t.same(names(await app.inject({ url: '/api/v1/agents', headers: as('root', '', true) })), ['private', 'public', 'team']);
+  t.same(names(await app.inject({ url: '/api/v1/agents', headers: as('carol') })), ['public', 'team']);
+  t.same(names(await app.inject({ url: '/api/v1/agents', headers: as('root') })), ['private', 'public', 'team']);
 
   t.equal((await app.inject({ method: 'PUT', url: '/api/v1/agents/public', headers: as('bob'), payload: { max_turns: 1 } })).statusCode, 403, 'sharing grants use, not change');
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/team', headers: as('carol', 'research') })).statusCode, 403);
-  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/agents/private', headers: as('root', '', true), payload: { max_turns: 1 } })).statusCode, 200, 'admins may change');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/team', headers: as('carol') })).statusCode, 403);
+  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/agents/private', headers: as('root'), payload: { max_turns: 1 } })).statusCode, 200, 'admins may change');
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/agents/private/chat', headers: as('bob'), payload: { message: 'hi' } })).statusCode, 403, 'chat needs use access');
 });
 
