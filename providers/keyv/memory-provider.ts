@@ -1,3 +1,4 @@
+import { unavailable } from '../../core/errors.ts';
 import type { Health, ProviderContext, ProviderFactory } from '../../core/provider.ts';
 import type { LlmProvider } from '../../core/primitives/llm.ts';
 import type { MemoryCapabilities, MemoryProvider } from '../../core/primitives/memory.ts';
@@ -23,9 +24,16 @@ function memoryOn(store: Store, name: string, type: string, durable: boolean, op
   const prefix = `memory:${name}`;
   const embedder = opts.embeddings
     ? () => {
+        // Looked up per call: llm instances are built after memory ones, and a named
+        // embedder that is missing or cannot embed is an error, never a silent fall-back to lexical.
         const llm = ctx.lookup('llm', opts.embeddings) as LlmProvider | undefined;
-        if (!llm) throw new Error(`memory provider '${name}': llm provider '${opts.embeddings}' for embeddings does not exist`);
-        return llm.capabilities.embeddings ? llm : undefined;
+        if (!llm || !llm.capabilities.embeddings || typeof llm.embed !== 'function') {
+          throw unavailable(
+            'SB_ERR_MEMORY_EMBEDDINGS_DOWN',
+            `Memory provider '${name}' ranks with embeddings from llm provider '${opts.embeddings}', which ${llm ? 'has no embeddings capability' : 'does not exist'}; fix option 'embeddings' of the memory instance`,
+          );
+        }
+        return llm;
       }
     : undefined;
   const records = new RecordStore(store, prefix, embedder);

@@ -10,9 +10,16 @@ import { fuse, NamespaceIndex } from './search-index.ts';
  * Key-value records per namespace on the core store, with a search index per
  * namespace kept in memory.
  *
- * Replicas sharing one Redis: every write bumps the namespace's version key;
- * a search first reads that key (one round trip) and rebuilds its index when
- * another process wrote since, so no replica answers from a stale index.
+ * Replicas sharing one Redis: every write bumps the namespace's version key
+ * (a fresh UUID); a read first fetches that key (one round trip) and rebuilds
+ * its index when the version is not the one its index reflects. A write
+ * applies itself to the local index only when the index was current just
+ * before the write; otherwise it drops the index, so a replica's own write can
+ * never make an index that missed another replica's write look current. The
+ * store has no compare-and-set, so one narrow race remains: two replicas
+ * writing the same namespace within one store round trip of each other can
+ * leave the last writer's index without the other's record until the next
+ * write from elsewhere or a restart.
  */
 export class RecordStore {
   private readonly indexes = new Map<string, NamespaceIndex>();
@@ -52,11 +59,11 @@ export class RecordStore {
     if (!existing && (await this.namespaceList.get(ns)) === undefined) await this.namespaceList.set(ns, { created_at: now });
     const embedder = this.embedder?.();
     if (embedder?.embed) {
-      const [vec] = await embedder.embed([`${req.key}\n${req.content}`]);
+      const [vec] = await this.embed(embedder, `${req.key}\n${req.content}`);
       await this.vecCol(ns).set(req.key, vec);
       this.vectors.get(ns)?.set(req.key, vec);
     }
-    const index = this.indexes.get(ns);
+    const index = await this.currentIndex(ns);
     index?.put(record);
     await this.bump(ns, index);
     return record;
@@ -79,7 +86,7 @@ export class RecordStore {
     if (gone) {
       await this.vecCol(ns).delete(key);
       this.vectors.get(ns)?.delete(key);
-      const index = this.indexes.get(ns);
+      const index = await this.currentIndex(ns);
       index?.remove(key);
       await this.bump(ns, index);
     }
@@ -90,6 +97,24 @@ export class RecordStore {
     const out: string[] = [];
     for await (const [ns] of this.namespaceList.entries()) out.push(ns);
     return out.sort();
+  }
+
+  /** The cached index if it reflects the store's current version; a stale one is dropped (rebuilt on the next read). */
+  private async currentIndex(ns: string): Promise<NamespaceIndex | undefined> {
+    const index = this.indexes.get(ns);
+    if (!index) return undefined;
+    if (index.version === ((await this.versions.get(ns)) ?? '')) return index;
+    this.indexes.delete(ns);
+    this.vectors.delete(ns);
+    return undefined;
+  }
+
+  private async embed(llm: LlmProvider, text: string): Promise<number[][]> {
+    try {
+      return await llm.embed!([text]);
+    } catch (err) {
+      throw unavailable('SB_ERR_MEMORY_EMBEDDINGS_DOWN', `The embeddings provider '${llm.name}' is unavailable: ${(err as Error).message}`, err);
+    }
   }
 
   private async index(ns: string): Promise<NamespaceIndex> {
@@ -121,12 +146,7 @@ export class RecordStore {
     const lexical = index.search(query, topK * 2, req.filters);
     const embedder = this.embedder?.();
     if (!embedder?.embed) return lexical.slice(0, topK);
-    let qvec: number[];
-    try {
-      [qvec] = await embedder.embed([query]);
-    } catch (err) {
-      throw unavailable('SB_ERR_MEMORY_EMBEDDINGS_DOWN', `The embeddings provider '${embedder.name}' is unavailable: ${(err as Error).message}`, err);
-    }
+    const [qvec] = await this.embed(embedder, query);
     const semantic = index.rankByVector(qvec, await this.vectorsOf(ns), topK * 2, req.filters);
     return fuse(lexical, semantic, topK);
   }
