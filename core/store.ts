@@ -118,6 +118,18 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return openMemoryStore();
 }
 
+/**
+ * The keyv namespace of a collection. Keys are stored as `namespace:key`
+ * (SQLite, memory) or `namespace::key` (Redis), and listing/clearing works by
+ * prefix (a SQLite range, a Redis SCAN MATCH glob). Escaping `:` keeps
+ * collection `a` from seeing `a:b`'s keys (and keyv, which unprefixes at the
+ * first ':', from leaking part of the name into keys); escaping glob
+ * characters keeps a collection named `*` from clearing every other one.
+ */
+export function keyvNamespace(collection: string): string {
+  return collection.replace(/[%:*?[\]\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
 function makeStore(
   backend: StoreBackend,
   location: string,
@@ -132,9 +144,7 @@ function makeStore(
     collection<T>(name: string): Collection<T> {
       let c = cache.get(name);
       if (!c) {
-        // keyv strips a key's namespace by cutting at the first ':', so a ':' inside
-        // a collection name would leak into the keys that entries() returns.
-        c = new KeyvCollection<unknown>(newKeyv(name.replace(/%/g, '%25').replace(/:/g, '%3A')), backend);
+        c = new KeyvCollection<unknown>(newKeyv(keyvNamespace(name)), backend);
         cache.set(name, c);
       }
       return c as Collection<T>;

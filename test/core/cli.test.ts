@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,8 +47,6 @@ async function serve(t: Test, args: string[]): Promise<{ base: string; child: Ch
   }
   throw new Error('server did not answer /healthz');
 }
-
-type Test = Parameters<Parameters<typeof t.test>[1]>[0];
 
 t.test('a bad config file exits non-zero with a message naming the key', async (t) => {
   const dir = tempDir('sb-cli-conf-');

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { openStore } from '../../core/store.ts';
+import { prefixIsolation } from './store-contract.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
 import { buildApp } from '../../plugins/app.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -37,6 +38,7 @@ t.test('REDIS_URL selects the Redis store; the collection contract holds there',
   t.same(await app.sb.store.collection('other').get('a'), { n: 9 }, 'clear is per collection');
   const ready = await app.inject({ url: '/readyz' });
   t.equal(ready.json().checks['store/redis'], 'ok');
+  await prefixIsolation(t, app.sb.store);
 });
 
 t.test('config store.url wins over REDIS_URL', async (t) => {
