@@ -1,6 +1,7 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
 import { adminBasic, asUser, withScope } from '../helpers/registry-auth.ts';
+import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -128,4 +129,30 @@ t.test('internal admin endpoints: Basic only, overwrite, 201/409, groups', async
   t.equal((await post('/api/internal/remove', admin, { service_path: '/weather' })).statusCode, 401);
   t.equal((await post('/api/internal/remove', basic, { service_path: '/weather' })).statusCode, 200);
   t.equal((await post('/api/internal/remove', basic, { service_path: '/weather' })).statusCode, 404);
+});
+
+t.test('UI family with the session cookie: CSRF token required on form posts, offered by the edit form', async (t) => {
+  const { app, admin } = await setup(t);
+  const { username, password } = registryAuthOf(app).authenticator.admin;
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', headers: FORM, payload: form({ username, password }) });
+  t.equal(login.statusCode, 302);
+  const session = login.cookies.find((c) => c.name === 'mcp_gateway_session');
+  t.ok(session, 'session cookie set');
+  const cookie = { cookie: `mcp_gateway_session=${session!.value}` };
+
+  const noToken = await app.inject({ method: 'POST', url: '/api/register', headers: { ...FORM, ...cookie }, payload: form(weather) });
+  t.equal(noToken.statusCode, 403);
+  t.equal(noToken.json().code, 'SB_ERR_AUTH_CSRF');
+  t.equal(catalogOf(app).servers.get('/weather'), undefined);
+  const csrf = (await app.inject({ url: '/api/auth/csrf', headers: cookie })).json().csrf_token;
+  const ok = await app.inject({ method: 'POST', url: '/api/register', headers: { ...FORM, ...cookie }, payload: form({ ...weather, csrf_token: csrf }) });
+  t.equal(ok.statusCode, 201, ok.body);
+
+  const page = await app.inject({ url: '/api/edit/weather', headers: cookie });
+  const fromForm = /name="csrf_token" value="([^"]+)"/.exec(page.body)?.[1];
+  t.equal(fromForm, csrf, 'the edit form carries the token');
+  t.equal((await app.inject({ method: 'POST', url: '/api/edit/weather', headers: { ...FORM, ...cookie }, payload: form({ description: 'x' }) })).statusCode, 403);
+  t.equal((await app.inject({ method: 'POST', url: '/api/edit/weather', headers: { ...FORM, ...cookie }, payload: form({ description: 'x', csrf_token: fromForm! }) })).statusCode, 303);
+  t.equal((await app.inject({ method: 'POST', url: '/toggle/weather', headers: { ...FORM, ...cookie, 'x-csrf-token': csrf }, payload: form({}) })).json().is_enabled, false);
+  t.notMatch((await app.inject({ url: '/api/edit/weather', headers: admin })).body, /csrf_token/, 'bearer callers need no token');
 });

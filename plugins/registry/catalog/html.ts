@@ -1,5 +1,12 @@
 import type { UserContext } from '../auth/context.ts';
+import type { FastifyRequest } from 'fastify';
+import { csrfTokenFor } from '../auth/session.ts';
 import type { ServerRecord } from './records.ts';
+
+/** The CSRF token of the caller's session, when the caller came with the session cookie. */
+export function sessionCsrf(request: FastifyRequest): string | undefined {
+  return request.session ? csrfTokenFor(request.server.registryAuth.authenticator.secretKey, request.session.sid) : undefined;
+}
 
 /** Minimal server-rendered pages until the web-UI issue replaces them. Every value is escaped. */
 
@@ -22,11 +29,13 @@ export function dashboardHtml(user: UserContext, servers: readonly ServerRecord[
   );
 }
 
-export function editFormHtml(s: ServerRecord, action: string): string {
+export function editFormHtml(s: ServerRecord, action: string, csrfToken?: string): string {
   const field = (name: string, value: unknown) => `<label>${esc(name)} <input name="${esc(name)}" value="${esc(value)}"></label><br>`;
   return page(
     `Edit ${s.path}`,
     `<h1>Edit ${esc(s.path)}</h1><form method="post" action="${esc(action)}">` +
+      // Cookie-authenticated posts need the session's CSRF token (registry auth checks it).
+      (csrfToken ? `<input type="hidden" name="csrf_token" value="${esc(csrfToken)}">` : '') +
       field('name', s.server_name) +
       field('description', s.description) +
       field('proxy_pass_url', s.proxy_pass_url) +

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireCan } from './access.ts';
-import { editFormHtml } from './html.ts';
+import { editFormHtml, sessionCsrf } from './html.ts';
 import { currentUser, pathParam, registerServer, registrationSummary } from './server-actions.ts';
 import { ServerBody, type ServerBodyT } from './server-input.ts';
 import { ErrorResponses } from './shared-schemas.ts';
@@ -44,7 +44,7 @@ export default async function legacyRoutes(fastify: FastifyInstance): Promise<vo
     const s = catalog.servers.require(path);
     requireCan(user, 'modify_service', path);
     reply.type('text/html; charset=utf-8');
-    return editFormHtml(s, `/edit/${s.path.slice(1)}`);
+    return editFormHtml(s, `/edit/${s.path.slice(1)}`, sessionCsrf(request));
   });
 
   app.post('/edit/:server', {

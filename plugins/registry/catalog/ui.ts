@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../../../core/errors.ts';
 import { requireCan, requireCredentialRight } from './access.ts';
 import { showBackend } from './context.ts';
-import { dashboardHtml, editFormHtml } from './html.ts';
+import { dashboardHtml, editFormHtml, sessionCsrf } from './html.ts';
 import { currentUser, pathParam, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
 import { parseBool, parseServerFields, ServerBody, type ServerBodyT } from './server-input.ts';
 import { ServerListCache, visibleServers } from './server-list.ts';
@@ -87,7 +87,7 @@ export default async function uiRoutes(fastify: FastifyInstance): Promise<void> 
     const s = catalog.servers.require(path);
     requireCan(user, 'modify_service', path);
     reply.type('text/html; charset=utf-8');
-    return editFormHtml(s, `/api/edit/${s.path.slice(1)}`);
+    return editFormHtml(s, `/api/edit/${s.path.slice(1)}`, sessionCsrf(request));
   });
 
   app.post('/api/edit/:server', {
