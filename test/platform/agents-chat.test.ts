@@ -269,3 +269,25 @@ t.test('reconnect to a run left behind by a dead process waits for the resumed r
   t.equal(evs[2]!.run_id, evs[3]!.run_id, 'then the resumed run is followed');
   t.match(evs.at(-1), { type: 'done', response: 'fresh answer' });
 });
+
+t.test('user:<id> memory namespaces stay private to their user, also through a shared agent', async (t) => {
+  const keys = [{ key: 'alice-key-000', principal_id: 'alice' }, { key: 'bob-key-00000', principal_id: 'bob' }];
+  const app = await agentApp(t, {
+    memory: 'in_memory',
+    config: { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys } } } } } },
+    steps: [{ tool_calls: [call('r', 'remember', { key: 'k', content: 'v' })] }, { content: 'ok' }],
+  });
+  const alice = { 'x-api-key': 'alice-key-000' };
+  const bob = { 'x-api-key': 'bob-key-00000' };
+  await app.inject({ method: 'POST', url: '/api/v1/agents', headers: alice, payload: { name: 'diary', model: 'm', shared_with: ['*'], primitives: { memory: { enabled: true, namespace: 'user:alice' } } } });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', headers: alice, payload: { name: 'mine', model: 'm', shared_with: ['*'], primitives: { memory: { enabled: true, namespace: 'user:{user_id}' } } } });
+  await app.inject({ method: 'POST', url: '/api/v1/agents/diary/chat', headers: bob, payload: { message: 'write' } });
+  const denied = (llmRequests(app)[1]!.messages.at(-1) as { tool_results: Array<{ content: string }> }).tool_results[0]!.content;
+  t.equal(denied, "Error: namespace 'user:alice' belongs to user 'alice'");
+  t.same((await app.inject({ url: '/api/v1/agents/diary/memory', headers: bob })).json().stores, [], "bob's view does not show alice's namespace");
+  await app.inject({ method: 'POST', url: '/api/v1/agents/mine/chat', headers: bob, payload: { message: 'write' } });
+  t.equal((llmRequests(app)[3]!.messages.at(-1) as { tool_results: Array<{ content: string }> }).tool_results[0]!.content, "Remembered 'k'.");
+  const mem = app.sb.providers.get('memory') as unknown as { retrieve(ns: string, k: string): Promise<{ content: string } | undefined> };
+  t.equal((await mem.retrieve('user:bob', 'k'))?.content, 'v', '{user_id} expands to the caller');
+  t.equal(await mem.retrieve('user:alice', 'k'), undefined);
+});

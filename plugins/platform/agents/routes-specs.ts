@@ -3,7 +3,7 @@ import { isPrimitive } from '../../../core/primitives.ts';
 import type { MemoryProvider } from '../../../core/primitives/memory.ts';
 import { callerOf, type AgentDeps } from './deps.ts';
 import { catalogListing } from './runtime/catalog.ts';
-import { agentNamespace, memoryEnabled, sharedNamespaces } from './runtime/tools/memory-namespaces.ts';
+import { agentNamespace, assertNamespaceAccess, memoryEnabled, sharedNamespaces } from './runtime/tools/memory-namespaces.ts';
 import {
   AgentList,
   AgentMemoryResponse,
@@ -69,8 +69,17 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
     if (!memoryEnabled(spec) && shared.length === 0) return { agent_name: spec.name, memory_enabled: false, provider: null, stores: [] };
     const mem = runtime.resolve<MemoryProvider>(spec, callerOf(request), 'memory');
     const spaces = [...(memoryEnabled(spec) ? [{ namespace: agentNamespace(spec, request.principal!.id), shared: false }] : []), ...shared.map((namespace) => ({ namespace, shared: true }))];
+    const who = request.principal!;
+    const visible = spaces.filter((s) => {
+      try {
+        assertNamespaceAccess(s.namespace, who);
+        return true;
+      } catch {
+        return false; // another user's private namespace: not shown
+      }
+    });
     const stores = await Promise.all(
-      spaces.map(async (s) => {
+      visible.map(async (s) => {
         const page = await mem.list(s.namespace, { limit: 100, offset: 0 });
         const records = page.records.map((r) => ({ ...r, metadata: runtime.stripMetadata('memory', r.metadata ?? {}) }));
         return { ...s, total: page.total, records };

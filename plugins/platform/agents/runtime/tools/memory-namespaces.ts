@@ -1,3 +1,4 @@
+import type { Principal } from '../../../../../core/primitives/auth.ts';
 import type { AgentSpec } from '../../schemas.ts';
 
 /**
@@ -14,6 +15,15 @@ export function agentNamespace(spec: AgentSpec, userId: string): string {
 export function sharedNamespaces(spec: AgentSpec): string[] {
   const all = [...(spec.shared_namespaces ?? []), ...(spec.primitives.memory?.shared_namespaces ?? [])];
   return [...new Set(all.map((n) => n.replaceAll('{agent_name}', spec.name)))];
+}
+
+/**
+ * `user:<id>` namespaces are private to that user (as on the memory routes): an
+ * agent shared with others must not read or write its author's private memory.
+ */
+export function assertNamespaceAccess(ns: string, who: Principal): void {
+  const owner = /^user:([^:]+)(?::|$)/.exec(ns)?.[1];
+  if (owner !== undefined && owner !== who.id && !who.is_admin) throw new Error(`namespace '${ns}' belongs to user '${owner}'`);
 }
 
 export function memoryEnabled(spec: AgentSpec): boolean {

@@ -1,6 +1,6 @@
 import type { MemoryProvider, MemoryRecord } from '../../../../../core/primitives/memory.ts';
 import { pickTools, type BindEnv, type BoundTool, type ToolGroup, type ToolSpec } from '../catalog.ts';
-import { agentNamespace, int, memoryEnabled, str } from './memory-namespaces.ts';
+import { agentNamespace, assertNamespaceAccess, int, memoryEnabled, str } from './memory-namespaces.ts';
 
 const obj = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required });
 
@@ -62,7 +62,8 @@ const memoryGroup: ToolGroup = {
         return JSON.stringify({ total: page.total, records: page.records.map((r) => recordView(env, r)) });
       },
     };
-    return pickTools(MEMORY_TOOLS, env.agent.primitives.memory?.tools).map((t) => ({ ...t, primitive: 'memory', provider: mem.name, run: run[t.name]! }));
+    const guarded = (fn: BoundTool['run']): BoundTool['run'] => (input, call) => (assertNamespaceAccess(ns, env.principal), fn(input, call));
+    return pickTools(MEMORY_TOOLS, env.agent.primitives.memory?.tools).map((t) => ({ ...t, primitive: 'memory', provider: mem.name, run: guarded(run[t.name]!) }));
   },
 };
 

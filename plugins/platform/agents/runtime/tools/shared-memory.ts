@@ -1,7 +1,7 @@
 import type { MemoryProvider } from '../../../../../core/primitives/memory.ts';
 import { pickTools, type BoundTool, type ToolGroup, type ToolSpec } from '../catalog.ts';
 import { recordView, requireSearch } from './memory.ts';
-import { int, sharedNamespaces, str } from './memory-namespaces.ts';
+import { assertNamespaceAccess, int, sharedNamespaces, str } from './memory-namespaces.ts';
 
 const ns = { type: 'string', description: 'Shared pool (default: the first of the agent’s shared namespaces)' };
 const obj = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties: { ...properties, namespace: ns }, required });
@@ -25,6 +25,7 @@ const sharedMemoryGroup: ToolGroup = {
     const pool = (input: Record<string, unknown>): string => {
       const wanted = str(input, 'namespace', false) ?? pools[0]!;
       if (!pools.includes(wanted)) throw new Error(`'${wanted}' is not one of this agent's shared namespaces (${pools.join(', ')})`);
+      assertNamespaceAccess(wanted, env.principal);
       return wanted;
     };
     const run: Record<string, BoundTool['run']> = {
