@@ -30,3 +30,15 @@ export async function collectStream(events: AsyncIterable<LlmStreamEvent>, model
   }
   return res;
 }
+
+/** Tool-call arguments as streamed JSON text -> the input object. */
+export function parseToolArguments(text: string | undefined): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+  } catch {
+    // A model that emits broken JSON still gets its call through; the tool sees the raw text.
+    return { _raw: text };
+  }
+}
