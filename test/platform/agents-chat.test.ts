@@ -246,6 +246,8 @@ t.test('one run per session at a time: a second stream on a busy session is 409'
   const second = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'two', session_id: 'busy' } });
   t.equal(second.statusCode, 409, second.body);
   t.equal(second.json().code, 'SB_ERR_AGENT_RUN_ACTIVE');
+  const plain = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'three', session_id: 'busy' } });
+  t.equal(plain.statusCode, 409, 'a plain chat on the busy session waits its turn too');
   t.equal(parseSse((await first).body).at(-1)!.type, 'done');
 });
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { conflict } from '../../../core/errors.ts';
 import { callerOf, type AgentDeps } from './deps.ts';
 import type { ChatEvent } from './runtime/events.ts';
 import { TERMINAL_EVENTS } from './runtime/events.ts';
@@ -12,6 +13,9 @@ export function chatRoutes(app: FastifyInstance, { runtime, runs, sse: streams }
     const body = request.body as ChatRequest;
     const spec = await runtime.specs.get((request.params as { name: string }).name, request.principal!);
     const prepared = await runtime.prepare(spec, callerOf(request), body.session_id);
+    if (body.session_id && (await runs.status(spec.name, body.session_id)).status === 'running') {
+      throw conflict('SB_ERR_AGENT_RUN_ACTIVE', `Session '${body.session_id}' of agent '${spec.name}' has a streamed run in progress; wait for it, reconnect to it or cancel it`);
+    }
     return runtime.chat(prepared, body.message);
   });
 
