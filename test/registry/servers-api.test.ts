@@ -28,7 +28,7 @@ t.test('register: 201 summary, 409 on duplicates, 403/401 denials, 400/422 bad i
   const { app, admin, reader, ops, register } = await setup(t);
   const reg = await register(admin, { ...weather, tags: 'a, b,a', num_tools: '2', is_python: 'true' });
   t.equal(reg.statusCode, 201, reg.body);
-  t.same(reg.json(), { message: 'Service /weather registered', path: '/weather', server_name: 'Weather', name: 'Weather', version: 'v1.0.0', is_enabled: true, health_status: 'unknown', auth_scheme: 'none', auth_header_name: null, auth_credential_encrypted: false });
+  t.same(reg.json(), { message: 'Service /weather registered', path: '/weather', server_name: 'Weather', name: 'Weather', version: 'v1.0.0', is_enabled: true, health_status: 'unknown', auth_scheme: 'none', auth_header_name: null, auth_credential_encrypted: false, tags: ['a', 'b'] });
 
   const dup = await register(admin, { ...weather, name: 'Other' });
   t.equal(dup.statusCode, 409);

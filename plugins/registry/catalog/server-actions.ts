@@ -24,7 +24,7 @@ export async function registerServer(
   user: UserContext,
   body: ServerBodyT,
   opts: RegisterOptions & { checkPermission?: boolean },
-): Promise<{ record: ServerRecord; created: boolean }> {
+): Promise<{ record: ServerRecord; created: boolean; scan?: Record<string, unknown> }> {
   const fields = parseServerFields(body, ['name', 'description', 'path', 'proxy_pass_url']);
   const path = fields.path!;
   checkRegistrablePath(path);
@@ -32,16 +32,16 @@ export async function registerServer(
     requireCan(user, 'register_service', path);
     if (touchesCredential(body)) requireCredentialRight(user, path);
   }
-  const { record, created } = await catalog.servers.register(
+  const { record, created, scan } = await catalog.servers.register(
     { ...fields, path, server_name: fields.server_name!, proxy_pass_url: fields.proxy_pass_url! },
     body,
     user,
     opts,
   );
-  return { record, created };
+  return { record, created, scan: scan.summary };
 }
 
-export function registrationSummary(record: ServerRecord, created: boolean) {
+export function registrationSummary(record: ServerRecord, created: boolean, scan?: Record<string, unknown>) {
   return {
     message: created ? `Service ${record.path} registered` : `Service ${record.path} updated`,
     path: record.path,
@@ -53,6 +53,8 @@ export function registrationSummary(record: ServerRecord, created: boolean) {
     auth_scheme: record.auth_scheme,
     auth_header_name: record.auth_header_name ?? null,
     auth_credential_encrypted: record.auth_credential_encrypted,
+    tags: record.tags,
+    security_scan: scan,
   };
 }
 

@@ -25,6 +25,8 @@ const Registration = Type.Object({
   auth_scheme: Type.String(),
   auth_header_name: Type.Union([Type.String(), Type.Null()]),
   auth_credential_encrypted: Type.Boolean(),
+  tags: Type.Array(Type.String()),
+  security_scan: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Scan summary, when a scanner is configured' })),
 });
 const CredentialBody = Type.Object({
   auth_scheme: Type.String({ description: 'none | bearer | api_key' }),
@@ -57,8 +59,8 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
     schema: { tags, summary: 'Register an MCP server (form or JSON); needs register_service', body: ServerBody, response: { 201: Registration, ...ErrorResponses } },
   }, async (request, reply) => {
     const user = currentUser(request);
-    const { record, created } = await registerServer(catalog, user, request.body as ServerBodyT, { via: 'POST /api/servers/register' });
-    return reply.status(201).send(registrationSummary(record, created));
+    const { record, created, scan } = await registerServer(catalog, user, request.body as ServerBodyT, { via: 'POST /api/servers/register' });
+    return reply.status(201).send(registrationSummary(record, created, scan));
   });
 
   app.post('/api/servers/toggle', {
