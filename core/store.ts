@@ -104,11 +104,19 @@ class KeyvCollection<T> implements Collection<T> {
   }
 
   async clear(): Promise<void> {
+    // @keyv/redis reports a failed clear only as an 'error' event, so listen
+    // for one while clearing: an outage must not look like an empty collection.
+    let emitted: unknown;
+    const onError = (e: unknown) => (emitted ??= e ?? new Error('clear failed'));
+    this.kv.on('error', onError);
     try {
       await this.kv.clear();
     } catch (err) {
       this.fail('clear', err);
+    } finally {
+      this.kv.off('error', onError);
     }
+    if (emitted !== undefined) this.fail('clear', emitted);
   }
 }
 

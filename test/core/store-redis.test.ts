@@ -78,6 +78,7 @@ t.test('a Redis outage is a 503 naming the store, never a miss', async (t) => {
     ['getMany', () => store.collection('notes').getMany(['n1'])],
     ['set', () => store.collection('notes').set('n2', { text: 'x' })],
     ['delete', () => store.collection('notes').delete('n1')],
+    ['clear', () => store.collection('notes').clear()],
     ['entries', async () => {
       for await (const _ of store.collection('notes').entries()) void _;
     }],
