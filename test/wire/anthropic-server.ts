@@ -1,7 +1,7 @@
 import { DEFAULT_TEXT, pieces, sse, startWire, type WireServer } from './common.ts';
 
 /** A local server that speaks the Anthropic Messages wire protocol (plus /v1/models) for the official SDK. */
-export function startAnthropicWire(): Promise<WireServer> {
+export function startAnthropicWire(port = 0): Promise<WireServer> {
   let n = 0;
   return startWire(
     (b, req, body, res) => {
@@ -36,5 +36,6 @@ export function startAnthropicWire(): Promise<WireServer> {
       sse(res, events);
     },
     (status, message) => ({ type: 'error', error: { type: status === 529 ? 'overloaded_error' : status === 429 ? 'rate_limit_error' : 'api_error', message } }),
+    port,
   );
 }

@@ -42,6 +42,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 export async function startWire(
   handle: (b: Behaviour, req: IncomingMessage, body: Record<string, unknown>, res: ServerResponse) => void,
   errorBody: (status: number, message: string) => unknown,
+  port = 0,
 ): Promise<WireServer> {
   const requests: WireServer['requests'] = [];
   const queue: Behaviour[] = [];
@@ -56,10 +57,10 @@ export async function startWire(
     }
     handle(b, req, body, res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  const bound = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     requests,
     enqueue: (...b) => queue.push(...b),
     stop: () =>

@@ -4,7 +4,7 @@ import { DEFAULT_TEXT, pieces, sse, startWire, type WireServer } from './common.
  * A local server that speaks the OpenAI Chat Completions wire protocol (plus
  * /v1/models and /v1/embeddings) closely enough for the official SDK.
  */
-export function startOpenAiWire(): Promise<WireServer> {
+export function startOpenAiWire(port = 0): Promise<WireServer> {
   let n = 0;
   return startWire(
     (b, req, body, res) => {
@@ -48,5 +48,6 @@ export function startOpenAiWire(): Promise<WireServer> {
       sse(res, events);
     },
     (status, message) => ({ error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } }),
+    port,
   );
 }
