@@ -63,3 +63,25 @@ t.test('export: standalone script with sub-agents, errors as text, and a refresh
   );
   t.match(denied, /HTTP Error 401|401/, 'a refused token request stops the script with the status');
 });
+
+t.test('export: code-interpreter sessions open on first use and close when the script exits', async (t) => {
+  const { fileURLToPath } = await import('node:url');
+  const echoCi = fileURLToPath(new URL('../agents/fixtures/echo-ci', import.meta.url));
+  const app = await agentApp(t, {
+    script: [{ match: 'run code', turns: [{ tool_calls: [{ name: 'execute_code', input: { code: 'hello', language: 'echo' } }] }, { tool_calls: [{ name: 'execute_code', input: { code: 'again' } }] }, { content: 'Output: {{tool_result}}' }] }],
+    config: { provider_packages: [echoCi], providers: { code_interpreter: { default: 'echo', instances: { echo: { type: 'test_echo' } } } } },
+  });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'coder', model: 'm', hooks: { auto_memory: false }, primitives: { code_interpreter: { enabled: true } } } });
+  const server = (await app.inject({ method: 'POST', url: '/api/v1/agents/coder/chat', payload: { message: 'run code' } })).json();
+  t.match(server.response, /^Output: \{"session_id":"ci-1","stdout":"again"/);
+  const ci = app.sb.providers.get('code_interpreter', 'echo') as unknown as { log: string[] };
+  t.same(ci.log, ['open ci-1', 'exec ci-1', 'exec ci-1', 'close ci-1']);
+
+  const base = await listen(t, app);
+  const file = join(tempDir('sb-export-'), 'coder.py');
+  writeFileSync(file, await (await fetch(`${base}/api/v1/agents/coder/export`)).text());
+  const out = await run('python3', ['-I', file, '--json', 'run code'], { env: { PATH: process.env.PATH, SWITCHBOARD_URL: base }, timeout: 30_000 });
+  const result = JSON.parse(out.stdout) as { response: string };
+  t.equal(result.response.replace('ci-2', 'ci-1'), server.response, 'same answer (in its own session)');
+  t.same(ci.log.slice(4), ['open ci-2', 'exec ci-2', 'exec ci-2', 'close ci-2'], 'the script opened one session lazily and closed it at exit');
+});

@@ -106,10 +106,10 @@ class LazySession:
         self.session_id = None
         self.lock = threading.Lock()
 
-    def id(self):
+    def id(self, body=None):
         with self.lock:
             if self.session_id is None:
-                self.session_id = api("POST", self.prefix + "/sessions", self.body, self.spec)["session_id"]
+                self.session_id = api("POST", self.prefix + "/sessions", body if body is not None else self.body, self.spec)["session_id"]
                 atexit.register(self.close)
             return self.session_id
 
@@ -125,9 +125,13 @@ class LazySession:
 def code_interpreter_tools(spec):
     session = LazySession("/api/v1/code-interpreter", spec, {"language": "python"})
     def execute_code(args):
-        language = args.get("language") or "python"
-        out = api("POST", "/api/v1/code-interpreter/sessions/%s/execute" % q(session.id()),
-                  {"code": _required(args, "code"), "language": language}, spec)
+        language = args.get("language")
+        # The session is opened in the language of the first call; a call without one uses the session's.
+        body = {"code": _required(args, "code")}
+        if language:
+            body["language"] = language
+        sid = session.id({"language": language} if language else {})
+        out = api("POST", "/api/v1/code-interpreter/sessions/%s/execute" % q(sid), body, spec)
         return _dumps(out)
     return {"execute_code": execute_code}
 

@@ -21,8 +21,11 @@ const codeInterpreterGroup: ToolGroup = {
     const ci = env.resolve<CodeInterpreterProvider>('code_interpreter');
     const languages = ci.capabilities.languages ?? [];
     if (languages.length === 0) return [];
+    // The session takes the language of the first call; calls without one use the session's.
+    let sessionLanguage = languages[0]!;
+    let started = false;
     const session = lazySession(
-      async () => (await ci.createSession({ language: languages[0]! })).session_id,
+      async () => (await ci.createSession({ language: sessionLanguage })).session_id,
       (id) => ci.deleteSession(id),
       env.defer,
     );
@@ -31,9 +34,11 @@ const codeInterpreterGroup: ToolGroup = {
       primitive: 'code_interpreter',
       provider: ci.name,
       run: async (input) => {
-        const language = str(input, 'language', false) ?? languages[0]!;
-        if (!languages.includes(language)) throw new Error(`language '${language}' is not supported (supported: ${languages.join(', ')})`);
-        return JSON.stringify(await ci.execute(await session(), str(input, 'code')!, language));
+        const asked = str(input, 'language', false);
+        if (asked && !languages.includes(asked)) throw new Error(`language '${asked}' is not supported (supported: ${languages.join(', ')})`);
+        if (asked && !started) sessionLanguage = asked;
+        started = true;
+        return JSON.stringify(await ci.execute(await session(), str(input, 'code')!, asked ?? sessionLanguage));
       },
     }));
   },
