@@ -151,7 +151,13 @@ export function doneWhen(t: T, memory: string): void {
         {
           match: 'make a plan',
           turns: [
-            { tool_calls: [{ name: 'remember', input: { key: 'plan', content: 'ship it' } }, { name: 'call_helper', input: { message: 'check the plan' } }] },
+            {
+              tool_calls: [
+                { name: 'remember', input: { key: 'plan', content: 'ship it' } },
+                { name: 'call_helper', input: { message: 'check the plan' } },
+                { name: 'share_finding', input: { key: 'plan', content: 'shared plan' } },
+              ],
+            },
             { tool_calls: [{ name: 'recall', input: { key: 'plan' } }] },
             { content: 'Final: {{tool_result}}' },
           ],
@@ -163,7 +169,8 @@ export function doneWhen(t: T, memory: string): void {
     await create(app, { name: 'exp', primitives: { memory: { enabled: true }, agents: { enabled: true, tools: ['helper'] } }, shared_namespaces: ['team'] });
     const server = await chat(app, 'exp', 'Make a plan', 'srv');
     t.match(server.response, /^Final: .*"content":"ship it"/, 'the answer carries what recall found');
-    await app.inject({ method: 'DELETE', url: '/api/v1/memory/agent%3Aexp/plan' });
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/memory/agent%3Aexp/plan' })).statusCode < 300, true);
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/memory/team/plan' })).statusCode < 300, true, 'the server-side run shared its finding');
 
     const base = await listen(t, app);
     const exp = await fetch(`${base}/api/v1/agents/exp/export`);
@@ -183,5 +190,6 @@ export function doneWhen(t: T, memory: string): void {
     const events = JSON.stringify((await app.inject({ url: '/api/v1/memory/sessions/noop/py/events' })).json());
     t.ok(events.includes('Make a plan') && events.includes('Final: '), 'the script stored the turn as a memory event (auto_memory)');
     t.equal((await app.inject({ url: '/api/v1/memory/agent%3Aexp/plan' })).statusCode, 200, "the script's remember wrote through the memory API");
+    t.match((await app.inject({ url: '/api/v1/memory/team/plan' })).json(), { content: 'shared plan' }, "and its share_finding wrote to the shared pool");
   });
 }
