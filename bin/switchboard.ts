@@ -1,6 +1,6 @@
 #!/usr/bin/env -S npx tsx
 import { parseArgs } from 'node:util';
-import { StartupError } from '../core/errors.ts';
+import { isSwitchboardError, StartupError } from '../core/errors.ts';
 import { buildApp } from '../plugins/app.ts';
 
 const started = performance.now();
@@ -44,8 +44,14 @@ try {
     });
   }
 } catch (err) {
-  if (err instanceof StartupError) {
+  // Known startup failures get one line naming what to fix, not a stack trace.
+  if (err instanceof StartupError || isSwitchboardError(err)) {
     console.error(`switchboard: ${err.code}: ${err.message}`);
+    process.exit(1);
+  }
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    console.error(`switchboard: cannot listen: ${(err as Error).message} (set PORT / HOST)`);
     process.exit(1);
   }
   throw err;

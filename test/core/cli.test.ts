@@ -12,7 +12,7 @@ const BROKEN = fileURLToPath(new URL('../fixtures/broken/throws', import.meta.ur
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: tempDir('sb-cli-'), ...extra };
   if (!('SWITCHBOARD_CONFIG' in extra)) delete env.SWITCHBOARD_CONFIG;
-  delete env.REDIS_URL;
+  if (!('REDIS_URL' in extra)) delete env.REDIS_URL;
   return env;
 }
 
@@ -71,6 +71,10 @@ t.test('a bad env value and a bad --surfaces value exit non-zero', async (t) => 
   const port = await run([], { PORT: 'eighty' });
   t.equal(port.code, 1);
   t.match(port.stderr, /PORT/);
+  const redis = await run([], { REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+  t.equal(redis.code, 1, 'an unreachable Redis store stops startup');
+  t.match(redis.stderr, /SB_ERR_STORE_UNAVAILABLE: Store 'redis' at redis:\/\/127\.0\.0\.1:\d+ is unavailable/);
+  t.notMatch(redis.stderr, /\n\s+at /, 'without a stack trace');
   const surfaces = await run(['--surfaces', 'everything'], {});
   t.equal(surfaces.code, 2);
   t.match(surfaces.stderr, /--surfaces takes registry, platform/);
