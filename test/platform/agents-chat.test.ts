@@ -293,3 +293,19 @@ t.test('user:<id> memory namespaces stay private to their user, also through a s
   t.equal((await mem.retrieve('user:bob', 'k'))?.content, 'v', '{user_id} expands to the caller');
   t.equal(await mem.retrieve('user:alice', 'k'), undefined);
 });
+
+t.test('an LLM failure is a 502 naming the provider, and an `error` event on a stream', async (t) => {
+  const app = await agentApp(t, { script: [{ match: 'known', content: 'fine' }] });
+  await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'a', model: 'm' } });
+  const r = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat', payload: { message: 'unscripted' } });
+  t.equal(r.statusCode, 502, r.body);
+  t.match(r.json(), { code: 'SB_ERR_AGENT_LLM_FAILED', detail: /^The LLM provider 'scripted' failed: / });
+  const s = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'unscripted', session_id: 'e' } });
+  const evs = parseSse(s.body);
+  t.match(evs.at(-1), { type: 'error', detail: /^The LLM provider 'scripted' failed/ });
+  t.equal((await app.inject({ url: '/api/v1/agents/a/sessions/e/status' })).json().status, 'idle');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/a/sessions/e' })).statusCode, 200);
+  let left = 0;
+  for await (const _ of app.sb.store.collection('agent_run_events').entries()) left++;
+  t.equal(left, 0, 'deleting the session deletes its run events');
+});

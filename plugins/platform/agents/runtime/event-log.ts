@@ -46,7 +46,11 @@ export class EventStore {
     return this.runs.set(runKey(rec.agent_name, rec.session_id), rec, this.ttlMs);
   }
 
-  deleteRun(agent: string, session: string): Promise<boolean> {
+  /** The run record and its events. */
+  async deleteRun(agent: string, session: string): Promise<boolean> {
+    const rec = await this.runs.get(runKey(agent, session));
+    if (!rec) return false;
+    await Promise.all(Array.from({ length: rec.event_count }, (_, i) => this.events.delete(eventKey(rec.run_id, i))));
     return this.runs.delete(runKey(agent, session));
   }
 

@@ -1,3 +1,4 @@
+import { badGateway, isSwitchboardError } from '../../../../core/errors.ts';
 import type { ChatMessage, CompletionRequest, CompletionResponse, LlmProvider, ToolCall } from '../../../../core/primitives/llm.ts';
 import type { AgentSpec } from '../schemas.ts';
 import type { BoundTool } from './catalog.ts';
@@ -60,7 +61,9 @@ async function callModel(input: LoopInput, req: CompletionRequest): Promise<Pick
     return { content, tool_calls: calls };
   } catch (err) {
     if (signal.aborted) throw new RunCancelled();
-    throw err;
+    if (isSwitchboardError(err)) throw err;
+    // A provider that failed without a coded error: say which one, as a gateway error, not a 500.
+    throw badGateway('SB_ERR_AGENT_LLM_FAILED', `The LLM provider '${llm.name}' failed: ${(err as Error)?.message ?? String(err)}`, err);
   }
 }
 
