@@ -1,0 +1,56 @@
+import t from 'tap';
+import { makeApp } from '../helpers/app.ts';
+import { startOidcServer } from '../oidc/server.ts';
+
+/**
+ * User-scoped namespaces (`user:<principal id>` and `user:<principal id>:<anything>`)
+ * with the real auth backends: the owner and admins get in, everyone else gets 403.
+ */
+const KEYS = [
+  { key: 'sk-alice-0123456789', principal_id: 'alice' },
+  { key: 'sk-bob-000123456789', principal_id: 'bob' },
+  { key: 'sk-admin-0123456789', principal_id: 'ops', admin: true },
+];
+
+t.test('api_key: user namespaces belong to their user', async (t) => {
+  const app = await makeApp(t, { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: KEYS } } } } } });
+  const as = (key: string) => ({ 'x-api-key': key });
+  const alice = as('sk-alice-0123456789');
+  const bob = as('sk-bob-000123456789');
+  const admin = as('sk-admin-0123456789');
+
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:alice', headers: alice, payload: { key: 'diary', content: 'dear diary' } })).statusCode, 201);
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:alice:work', headers: alice, payload: { key: 'todo', content: 'ship it' } })).statusCode, 201);
+  t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: alice })).statusCode, 200);
+
+  for (const [method, url, payload] of [
+    ['GET', '/api/v1/memory/user:alice/diary'],
+    ['GET', '/api/v1/memory/user:alice'],
+    ['GET', '/api/v1/memory/user:alice:work/todo'],
+    ['POST', '/api/v1/memory/user:alice/search', { query: 'diary' }],
+    ['POST', '/api/v1/memory/user:alice', { key: 'x', content: 'planted' }],
+    ['DELETE', '/api/v1/memory/user:alice/diary'],
+  ] as Array<['GET' | 'POST' | 'DELETE', string, Record<string, unknown>?]>) {
+    const res = await app.inject({ method, url, headers: bob, ...(payload ? { payload } : {}) });
+    t.equal(res.statusCode, 403, `bob: ${method} ${url}`);
+  }
+  t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: alice })).json().content, 'dear diary', "bob's refused writes changed nothing");
+  t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: admin })).statusCode, 200, 'admins read every namespace');
+  t.equal((await app.inject({ url: '/api/v1/memory/user:alicex/diary', headers: alice })).statusCode, 403, 'a namespace of another id that starts the same is not alice\'s');
+
+  const seen = (await app.inject({ url: '/api/v1/memory/namespaces', headers: bob })).json().namespaces;
+  t.notOk(seen.some((n: string) => n.startsWith('user:alice')), "bob does not see alice's namespaces listed");
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/team-notes', headers: bob, payload: { key: 'k', content: 'shared' } })).statusCode, 201, 'other namespaces are open to every authenticated caller');
+  t.equal((await app.inject({ url: '/api/v1/memory/team-notes/k' })).statusCode, 401, 'but not to anonymous callers');
+});
+
+t.test('jwt: the token subject owns its user namespace', async (t) => {
+  const idp = await startOidcServer({ clients: { carol: { secret: 'carol-secret' }, dave: { secret: 'dave-secret' } } });
+  t.teardown(() => idp.close());
+  const app = await makeApp(t, { providers: { auth: { default: 'oidc', instances: { oidc: { type: 'jwt', options: { issuer: idp.issuer, audience: 'switchboard' } } } } } });
+  const carol = { authorization: `Bearer ${await idp.token('carol')}` };
+  const dave = { authorization: `Bearer ${await idp.token('dave')}` };
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:carol', headers: carol, payload: { key: 'k', content: 'mine' } })).statusCode, 201);
+  t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: carol })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: dave })).statusCode, 403);
+});
