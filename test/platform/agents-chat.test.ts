@@ -309,3 +309,22 @@ t.test('an LLM failure is a 502 naming the provider, and an `error` event on a s
   for await (const _ of app.sb.store.collection('agent_run_events').entries()) left++;
   t.equal(left, 0, 'deleting the session deletes its run events');
 });
+
+t.test('delegation is limited to depth 3', async (t) => {
+  const chain = ['a', 'b', 'c', 'd', 'e'];
+  const app = await agentApp(t, {
+    script: chain.slice(0, 4).map((_, i) => ({
+      match: `^level${i}$`,
+      turns: [{ tool_calls: [{ name: `call_${chain[i + 1]}`, input: { message: `level${i + 1}` } }] }, { content: '{{tool_result}}' }],
+    })).concat([{ match: '^level4$', turns: [{ content: 'bottom reached' }] }]),
+  });
+  for (const [i, name] of chain.entries()) {
+    const agents = i < 4 ? { agents: { enabled: true, tools: [chain[i + 1]!] } } : {};
+    t.equal((await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name, model: 'm', hooks: { auto_memory: false }, primitives: agents } })).statusCode, 201);
+  }
+  const evs = parseSse((await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'level0' } })).body);
+  const done = evs.at(-1)!;
+  t.equal(done.type, 'done');
+  t.match(done.response, /^Error: delegation depth limit \(3\) reached; answer without calling 'e'/, 'd (depth 3) may not call e');
+  t.same([...new Set(evs.filter((e) => e.type === 'sub_agent_tool').map((e) => `${e.agent}:${e.name}`))], ['b:call_c', 'c:call_d', 'd:call_e'], 'nested sub-agent tool calls surface in the top stream');
+});
