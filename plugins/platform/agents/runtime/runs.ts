@@ -182,7 +182,8 @@ export class RunManager {
           yield ev;
           if (TERMINAL_EVENTS.has(ev.type)) return;
         }
-        if (this.isActive(rec) || cursor < rec.event_count) {
+        // An inactive run with events left to read keeps going only while reads make progress (expired events end it).
+        if (this.isActive(rec) || (cursor < rec.event_count && evs.length > 0)) {
           await pause(this.s.poll_ms, signal);
           continue;
         }
