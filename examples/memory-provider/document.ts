@@ -42,7 +42,8 @@ export class JsonDocument {
   }
 
   /** Apply a change in memory, then persist it before the caller's promise resolves. */
-  change<T>(fn: (doc: Doc) => T): Promise<T> {
+  async change<T>(fn: (doc: Doc) => T): Promise<T> {
+    // Async so a refusal thrown by `fn` reaches the caller as a rejected promise.
     const result = fn(this.data);
     const snapshot = JSON.stringify(this.data);
     const write = this.queue.then(() => {

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../../core/errors.ts';
+import { badRequest, conflict, notFound } from '../../core/errors.ts';
 import type { Branch, CreateBranchRequest, CreateEventRequest, MemoryEvent, MemorySession } from '../../core/primitives/memory.ts';
 import type { Collection, Store } from '../../core/store.ts';
 import { enc, timeOrderedId } from './ids.ts';
@@ -101,7 +101,7 @@ export class Conversations {
     if (!root) throw notFound('SB_ERR_MEMORY_EVENT_NOT_FOUND', `No event ${req.root_event_id} in session ${session} of actor ${actor} to fork from`);
     if (root.branch !== undefined) throw badRequest('SB_ERR_MEMORY_BRANCH_ROOT', 'Fork from an event of the main line, not of another branch');
     const key = `${sessionKey(actor, session)}/${enc(req.name)}`;
-    if (await this.branchesCol.get(key)) throw badRequest('SB_ERR_MEMORY_BRANCH_EXISTS', `Branch '${req.name}' already exists in this session`);
+    if (await this.branchesCol.get(key)) throw conflict('SB_ERR_MEMORY_BRANCH_EXISTS', `Branch '${req.name}' already exists in this session`);
     const branch: Branch = { name: req.name, root_event_id: req.root_event_id, actor_id: actor, session_id: session, created_at: new Date().toISOString() };
     await this.branchesCol.set(key, branch);
     if (req.messages && req.messages.length > 0) await this.create(actor, session, { messages: req.messages, branch: req.name });

@@ -101,6 +101,8 @@ export async function memoryConformance(t: Runner, opts: SuiteOptions<MemoryProv
     t.same((await m.listEvents('dan', 's', { branch: 'alt' })).map((e) => e.messages[0].text), ['one', 'two-prime']);
     t.same((await m.listEvents('dan', 's')).map((e) => e.messages[0].text), ['one', 'two'], 'the main line is unchanged');
     t.same((await m.listBranches!('dan', 's')).map((x) => x.name), ['alt']);
+    await t.rejects(m.createBranch!('dan', 's', { name: 'alt', root_event_id: e1.event_id }), {}, 'a branch name is taken once per session');
+    await t.rejects(m.createBranch!('dan', 's', { name: 'nowhere', root_event_id: 'no-such-event' }), {}, 'forking needs an existing event');
   });
 
   await it('memory resources and their strategies', async (t, m) => {
