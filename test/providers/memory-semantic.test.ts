@@ -1,7 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import pino from 'pino';
+import type { LlmProvider } from '../../core/primitives/llm.ts';
 import type { MemoryProvider } from '../../core/primitives/memory.ts';
-import { makeApp } from '../helpers/app.ts';
+import { openStore } from '../../core/store.ts';
+import { keyvMemory } from '../../providers/keyv/memory-provider.ts';
+import { memoryConformance } from '../conformance/memory.ts';
+import { makeApp, tempDir } from '../helpers/app.ts';
+import { providers as embedderFactories } from './memory-fixtures/concept-embedder/index.ts';
 
 const EMBEDDER = fileURLToPath(new URL('./memory-fixtures/concept-embedder', import.meta.url));
 
@@ -75,4 +81,15 @@ t.test('embeddings that fail or are misconfigured are 503 naming the llm provide
   const wrong = await app.inject({ method: 'POST', url: '/api/v1/memory/kb', headers: { 'x-provider-memory': 'wrong' }, payload: DOCS[0] });
   t.equal(wrong.statusCode, 503);
   t.match(wrong.json().detail, /'chat_only'.*no embeddings capability/);
+});
+
+t.test('keyv with embeddings (hybrid search) passes the memory conformance suite', async (t) => {
+  const llm = (await embedderFactories[0].create('concepts', {}, undefined as never)) as LlmProvider;
+  await memoryConformance(t, {
+    make: async () => {
+      const store = await openStore({ backend: 'memory' });
+      const ctx = { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: (kind: string) => (kind === 'llm' ? llm : undefined) };
+      return (await keyvMemory.create('hybrid', { embeddings: 'concepts' }, ctx)) as MemoryProvider;
+    },
+  });
 });
