@@ -66,3 +66,26 @@ t.test('a server killed mid-run: after restart the session reads idle, its event
   const kept = (await app.inject({ url: '/api/v1/agents/a/sessions/kept' })).json();
   t.same(kept.messages, [{ role: 'user', content: 'keep this' }, { role: 'assistant', content: 'remembered turn' }], 'history in durable memory survived the restart');
 });
+
+t.test('on a Redis store: a run started on one replica is followed and cancelled from another', async (t) => {
+  const { agentApp, listen, until } = await import('../agents/helpers.ts');
+  const store = await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' });
+  t.teardown(() => store.close());
+  const agent = `redis-${Date.now().toString(36)}`; // the Redis is shared: names unique to this run
+  const script = [{ turns: [{ content: 'Working. ', tool_calls: [{ name: 'think', input: {} }] }, { content: 'never' }] }];
+  const a = await agentApp(t, { store, script, delay_ms: 400 });
+  const b = await agentApp(t, { store, script, delay_ms: 400 });
+  t.equal((await a.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: agent, model: 'm', hooks: { auto_memory: false } } })).statusCode, 201);
+  const base = await listen(t, a);
+  const abort = new AbortController();
+  const res = await fetch(`${base}/api/v1/agents/${agent}/chat/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'go', session_id: 's' }), signal: abort.signal });
+  await readSse(res, (ev) => ev.type === 'token', abort);
+  t.equal((await b.inject({ url: `/api/v1/agents/${agent}/sessions/s/status` })).json().status, 'running');
+  t.equal((await b.inject({ method: 'DELETE', url: `/api/v1/agents/${agent}/sessions/s/run` })).statusCode, 200);
+  const evs = parseSse((await b.inject({ url: `/api/v1/agents/${agent}/sessions/s/stream` })).body);
+  t.same([evs[0]!.type, evs.at(-1)!.type], ['stream_start', 'cancelled']);
+  t.equal(await until(() => a.inject({ url: `/api/v1/agents/${agent}/sessions/s/status` }).then((r) => r.json().status), (s) => s === 'idle'), 'idle');
+  t.same((await b.inject({ url: `/api/v1/agents/${agent}/sessions/s` })).json().messages, [{ role: 'user', content: 'go' }, { role: 'assistant', content: 'Working. ' }]);
+  t.equal((await b.inject({ method: 'DELETE', url: `/api/v1/agents/${agent}/sessions/s` })).statusCode, 200, 'cleaned up: session, history and run events');
+  t.equal((await b.inject({ method: 'DELETE', url: `/api/v1/agents/${agent}` })).statusCode, 200);
+});
