@@ -42,7 +42,8 @@ export interface AgentAppOptions {
 
 /** An app whose LLM replays `steps` and whose memory is the given provider type. */
 export async function agentApp(t: { teardown: (fn: () => unknown) => void }, opts: AgentAppOptions = {}): Promise<FastifyInstance> {
-  const memory = opts.memory && opts.memory !== 'none' ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } } : {};
+  // 'default': no memory configuration at all (noop mode picks the provider).
+  const memory = opts.memory && opts.memory !== 'none' && opts.memory !== 'default' ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } } : {};
   const scripted = { default: 'scripted', instances: { scripted: { type: 'scripted', options: { responses: opts.script, delay_ms: opts.delay_ms ?? 0 } } } };
   const stepped = { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: opts.steps ?? [{ content: 'ok' }] } } } };
   const extra = (opts.config ?? {}) as { provider_packages?: string[]; providers?: Record<string, unknown> };

@@ -21,7 +21,10 @@ const chat = async (app: FastifyInstance, agent: string, message: string, sessio
 const startStream = (base: string, agent: string, body: Record<string, unknown>, signal: AbortSignal) =>
   fetch(`${base}/api/v1/agents/${agent}/chat/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 
-/** The issue's "Done when", with the scripted LLM, once per memory provider type. */
+/**
+ * The issue's "Done when", with the scripted LLM, once per memory provider type;
+ * `default` runs it with no memory configuration at all (noop mode).
+ */
 export function doneWhen(t: T, memory: string): void {
   t.test(`[${memory}] remembers a fact in one session and recalls it in another`, async (t) => {
     const app = await agentApp(t, {
@@ -42,10 +45,11 @@ export function doneWhen(t: T, memory: string): void {
     const tuesday = (await app.inject({ url: '/api/v1/agents/mem/sessions/tuesday' })).json();
     t.equal(tuesday.messages.length, 2, 'the second session did not carry the first one as history');
     const view = (await app.inject({ url: '/api/v1/agents/mem/memory' })).json();
-    t.match(view, { agent_name: 'mem', memory_enabled: true, provider: memory, stores: [{ namespace: 'agent:mem', shared: false, total: 1, records: [{ key: 'favourite_colour', content: 'My favourite colour is teal.' }] }] });
+    const expected = memory === 'default' ? app.sb.providers.defaultName('memory') : memory;
+    t.match(view, { agent_name: 'mem', memory_enabled: true, provider: expected, stores: [{ namespace: 'agent:mem', shared: false, total: 1, records: [{ key: 'favourite_colour', content: 'My favourite colour is teal.' }] }] });
     const tools = (await app.inject({ url: '/api/v1/agents/mem/tools' })).json().tools;
     t.same(tools.map((x: { name: string }) => x.name), ['remember', 'recall', 'search_memory', 'forget', 'list_memories']);
-    t.ok(tools.every((x: { primitive: string; provider: string }) => x.primitive === 'memory' && x.provider === memory));
+    t.ok(tools.every((x: { primitive: string; provider: string }) => x.primitive === 'memory' && x.provider === expected));
   });
 
   t.test(`[${memory}] shared-memory tools and the metadata denylist on tool output`, async (t) => {
