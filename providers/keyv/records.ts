@@ -75,9 +75,8 @@ export class RecordStore {
 
   async list(ns: string, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }> {
     // The namespace index already holds every record (and is checked against the store's version).
-    const all = [...(await this.index(ns)).records.values()];
-    // Newest first: what a person browsing memory expects to see on page one.
-    all.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.key.localeCompare(b.key)));
+    // Newest first: what a person browsing memory expects to see on page one (order cached until the next change).
+    const all = (await this.index(ns)).byRecency();
     return { records: all.slice(page.offset, page.offset + page.limit), total: all.length };
   }
 

@@ -45,7 +45,16 @@ export class NamespaceIndex {
 
   constructor(public version: string) {}
 
+  /** Records newest first, for list pages; dropped by any change and rebuilt on the next list. */
+  private newestFirst?: MemoryRecord[];
+
+  byRecency(): MemoryRecord[] {
+    this.newestFirst ??= [...this.records.values()].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.key.localeCompare(b.key)));
+    return this.newestFirst;
+  }
+
   put(r: MemoryRecord): void {
+    this.newestFirst = undefined;
     if (this.records.has(r.key)) this.mini.discard(r.key);
     this.records.set(r.key, r);
     this.mini.add({ id: r.key, key: r.key, content: r.content });
@@ -53,6 +62,7 @@ export class NamespaceIndex {
 
   remove(key: string): void {
     if (!this.records.delete(key)) return;
+    this.newestFirst = undefined;
     this.mini.discard(key);
   }
 
