@@ -28,9 +28,9 @@ function answer(req) {
   return role + ' did ' + (/Task \\S+: (.*)/.exec(last)?.[1] ?? '?');
 }
 export const providers = [{
-  type: 'scripted', kind: 'llm',
+  type: 'role_echo', kind: 'llm',
   create: (name) => ({
-    name, type: 'scripted', kind: 'llm', capabilities: { tools: true, streaming: true, embeddings: false },
+    name, type: 'role_echo', kind: 'llm', capabilities: { tools: true, streaming: true, embeddings: false },
     async complete(req) {
       return { content: answer(req), model: 'scripted', stop_reason: 'end_turn', tool_calls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } };
     },
@@ -47,7 +47,7 @@ export const providers = [{
 }
 
 t.test('the exported team script runs real agents on a listening gateway', async (t) => {
-  const app = await makeApp(t, { provider_packages: [scriptedLlm()], providers: { llm: { default: 'scripted', instances: { scripted: { type: 'scripted' } } } } });
+  const app = await makeApp(t, { provider_packages: [scriptedLlm()], providers: { llm: { default: 'scripted', instances: { scripted: { type: 'role_echo' } } } } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   for (const role of ['planner', 'alpha', 'beta', 'writer']) {
