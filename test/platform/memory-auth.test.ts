@@ -54,3 +54,19 @@ t.test('jwt: the token subject owns its user namespace', async (t) => {
   t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: carol })).statusCode, 200);
   t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: dave })).statusCode, 403);
 });
+
+t.test('conversations belong to their actor; a service principal is not an admin', async (t) => {
+  const app = await makeApp(t, {
+    providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [...KEYS, { key: 'sk-robot-0123456789', principal_id: 'robot', type: 'service' }] } } } } },
+  });
+  const alice = { 'x-api-key': 'sk-alice-0123456789' };
+  const robot = { 'x-api-key': 'sk-robot-0123456789' };
+  const admin = { 'x-api-key': 'sk-admin-0123456789' };
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/sessions/alice/s1/events', headers: alice, payload: { messages: [{ role: 'user', text: 'secret plan' }] } })).statusCode, 201);
+  t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: alice })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: robot })).statusCode, 403, 'a service key does not read others\' conversations');
+  t.equal((await app.inject({ url: '/api/v1/memory/actors/alice/sessions', headers: robot })).statusCode, 403);
+  t.same((await app.inject({ url: '/api/v1/memory/actors', headers: robot })).json().actors, [], 'nor list their actors');
+  t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/turns', headers: admin })).statusCode, 200, 'an admin does');
+  t.same((await app.inject({ url: '/api/v1/memory/actors', headers: admin })).json().actors, [{ actor_id: 'alice' }]);
+});

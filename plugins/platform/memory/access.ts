@@ -17,9 +17,14 @@ export function checkNamespace(request: FastifyRequest, ns: string): void {
   throw forbidden('SB_ERR_MEMORY_NAMESPACE_FORBIDDEN', `Namespace '${ns}' belongs to user '${m[1]}'`);
 }
 
-/** Conversation memory of an actor: the actor's own, or any for an admin. */
+/**
+ * Conversation memory of an actor: the actor's own, or any for an admin. A
+ * `service` principal gets no blanket access: every client-credentials token
+ * is one, so a robot that must read others' conversations is made an admin
+ * (api_key `admin: true`, jwt `admin_groups` / `admin_scopes`).
+ */
 export function checkActor(request: FastifyRequest, actor: string): void {
   const p = request.principal;
-  if (!p || p.is_admin || p.id === actor || p.type === 'service') return;
+  if (!p || p.is_admin || p.id === actor) return;
   throw forbidden('SB_ERR_MEMORY_ACTOR_FORBIDDEN', `Conversation memory of actor '${actor}' belongs to that user`);
 }

@@ -84,7 +84,7 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
   app.get('/actors', { schema: { tags, summary: 'Actors with conversation memory', response: { 200: Type.Object({ actors: Type.Array(Type.Object({ actor_id: Type.String() })) }) } } }, async (request) => {
     const p = request.principal;
     const all = await mem(request).actors();
-    return { actors: all.filter((a) => !p || p.is_admin || p.type === 'service' || a === p.id).map((actor_id) => ({ actor_id })) };
+    return { actors: all.filter((a) => !p || p.is_admin || a === p.id).map((actor_id) => ({ actor_id })) };
   });
 
   app.get('/actors/:actor_id/sessions', { schema: { tags, summary: 'Sessions of an actor, most recent first', params: Actor, response: { 200: Type.Object({ sessions: Type.Array(MemorySession) }) } } }, async (request) => {
