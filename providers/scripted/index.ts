@@ -31,6 +31,8 @@ export const scriptedLlm: ProviderFactory<LlmProvider> = {
     const script = loadScript(options);
     const model = typeof options.model === 'string' ? options.model : 'scripted';
     const delayMs = typeof options.delay_ms === 'number' ? options.delay_ms : 0;
+    // Spacing between streamed events, so disconnects and cancels can land mid-answer.
+    const chunkDelayMs = typeof options.chunk_delay_ms === 'number' ? options.chunk_delay_ms : 0;
     let calls = 0;
     const complete = async (req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResponse> => {
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
@@ -58,6 +60,7 @@ export const scriptedLlm: ProviderFactory<LlmProvider> = {
         for (const e of completionEvents(await complete(req, opts), 8)) {
           opts?.signal?.throwIfAborted();
           yield e;
+          if (chunkDelayMs) await new Promise((r) => setTimeout(r, chunkDelayMs));
         }
       },
       models: async () => [model],

@@ -25,6 +25,9 @@ import YAML from 'yaml';
  *         - tool_calls: [{name: recall, input: {key: fact}}]
  *         - content: "You told me: {{tool_result}}"
  *     - content: "Hello!"
+ *
+ * Provider options beside the script: `model`, `delay_ms` (before each answer)
+ * and `chunk_delay_ms` (between streamed events).
  */
 const ScriptToolCall = Type.Object({ name: Type.String({ minLength: 1 }), input: Type.Optional(Type.Record(Type.String(), Type.Unknown())), id: Type.Optional(Type.String()) });
 const Turn = Type.Object({
