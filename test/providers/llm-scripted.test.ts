@@ -72,11 +72,10 @@ t.test('scripts load from YAML files and bad scripts are refused with the place 
   await t.rejects(async () => scriptedLlm.create('none', {}, await ctx()), /needs option 'responses'/);
 });
 
-t.test('chunk_delay_ms spaces streamed events, and an abort stops the stream', async (t) => {
+t.test('an abort stops a slow (chunk_delay_ms) stream mid-answer', async (t) => {
   const llm = (await scriptedLlm.create('slow', { responses: [{ content: 'a fairly long answer that streams in pieces' }], chunk_delay_ms: 30 }, await ctx())) as LlmProvider;
   const abort = new AbortController();
   const seen: string[] = [];
-  const started = Date.now();
   await t.rejects(
     (async () => {
       for await (const e of llm.stream(text, { signal: abort.signal })) {
@@ -86,5 +85,4 @@ t.test('chunk_delay_ms spaces streamed events, and an abort stops the stream', a
     })(),
   );
   t.equal(seen.length, 2, 'nothing arrives after the abort');
-  t.ok(Date.now() - started >= 30, 'events are spaced');
 });
