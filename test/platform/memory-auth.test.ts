@@ -7,8 +7,8 @@ import { startOidcServer } from '../oidc/server.ts';
  * with the real auth backends: the owner and admins get in, everyone else gets 403.
  */
 const KEYS = [
-  { key: 'sk-alice-0123456789', principal_id: 'alice' },
-  { key: 'sk-bob-000123456789', principal_id: 'bob' },
+  { key: 'sk-alice-0123456789', principal_id: 'alice', groups: ['research'] },
+  { key: 'sk-bob-000123456789', principal_id: 'bob', groups: ['sales'] },
   { key: 'sk-admin-0123456789', principal_id: 'ops', admin: true },
 ];
 
@@ -69,4 +69,19 @@ t.test('conversations belong to their actor; a service principal is not an admin
   t.same((await app.inject({ url: '/api/v1/memory/actors', headers: robot })).json().actors, [], 'nor list their actors');
   t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/turns', headers: admin })).statusCode, 200, 'an admin does');
   t.same((await app.inject({ url: '/api/v1/memory/actors', headers: admin })).json().actors, [{ actor_id: 'alice' }]);
+});
+
+t.test('group namespaces belong to the members of the group', async (t) => {
+  const app = await makeApp(t, { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [...KEYS, { key: 'sk-carol-123456789', principal_id: 'carol', groups: ['research'] }] } } } } } });
+  const alice = { 'x-api-key': 'sk-alice-0123456789' };
+  const carol = { 'x-api-key': 'sk-carol-123456789' };
+  const bob = { 'x-api-key': 'sk-bob-000123456789' };
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/group:research', headers: alice, payload: { key: 'paper', content: 'draft 1' } })).statusCode, 201);
+  t.equal((await app.inject({ url: '/api/v1/memory/group:research/paper', headers: carol })).json().content, 'draft 1', 'another member reads it');
+  const denied = await app.inject({ url: '/api/v1/memory/group:research/paper', headers: bob });
+  t.equal(denied.statusCode, 403, 'a non-member does not');
+  t.match(denied.json().detail, /members of group 'research'/);
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/group:research:notes', headers: bob, payload: { key: 'k', content: 'x' } })).statusCode, 403);
+  t.same((await app.inject({ url: '/api/v1/memory/namespaces', headers: bob })).json().namespaces, [], 'nor sees it listed');
+  t.same((await app.inject({ url: '/api/v1/memory/namespaces', headers: carol })).json().namespaces, ['group:research']);
 });

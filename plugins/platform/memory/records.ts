@@ -4,7 +4,7 @@ import { notFound } from '../../../core/errors.ts';
 import type { MetadataFilter } from '../../../core/metadata-denylist.ts';
 import { MemoryRecord, SearchHit, SearchRequest, StoreRequest, type MemoryProvider } from '../../../core/primitives/memory.ts';
 import { requireCapability } from '../capability.ts';
-import { checkNamespace } from './access.ts';
+import { canUseNamespace, checkNamespace } from './access.ts';
 
 const Ns = Type.Object({ namespace: Type.String({ minLength: 1, maxLength: 256 }) });
 const NsKey = Type.Object({ namespace: Type.String({ minLength: 1, maxLength: 256 }), key: Type.String({ minLength: 1 }) });
@@ -17,9 +17,8 @@ export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void 
 
   app.get('/namespaces', { schema: { tags, summary: 'Known namespaces', response: { 200: Type.Object({ namespaces: Type.Array(Type.String()) }) } } }, async (request) => {
     const all = await mem(request.headers).namespaces();
-    // Other users' private namespaces are not listed to non-admins.
-    const p = request.principal;
-    const visible = all.filter((ns) => !/^user:/.test(ns) || p?.is_admin || ns === `user:${p?.id}` || ns.startsWith(`user:${p?.id}:`));
+    // Other users' and other groups' namespaces are not listed to non-admins.
+    const visible = all.filter((ns) => canUseNamespace(request.principal, ns));
     return { namespaces: visible };
   });
 
