@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { canAccessServer } from '../auth/access.ts';
 import { healthConfig } from '../health/config.ts';
 import { mcpTarget } from '../health/targets.ts';
+import { BackendGuard, allowLinkLocalBackends } from '../health/guard.ts';
 import { registerGateway } from './proxy.ts';
 
 /**
@@ -12,16 +13,18 @@ import { registerGateway } from './proxy.ts';
 async function gatewayPlugin(app: FastifyInstance): Promise<void> {
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
+  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
   await registerGateway(app, {
     resolve: async (path) => {
       await servers.sync();
       const s = servers.get(path);
       if (!s) return undefined;
       const target = mcpTarget(s, servers.backendHeaders(s.path));
-      return { path: s.path, enabled: s.is_enabled, blocked: s.tags.includes('security-pending'), url: target.url, transport: target.transport, headers: target.headers };
+      return { path: s.path, enabled: s.is_enabled, blocked: s.tags.includes('security-pending'), url: target.url, transport: target.transport, headers: target.headers, origin: s.proxy_pass_url };
     },
     allowed: (request, server, method, tool) => canAccessServer(request.user, server, method, tool),
     timeoutMs: cfg.gateway_timeout_seconds * 1000,
+    blockedAddress: (...urls) => guard.blocked(...urls),
   });
 }
 

@@ -35,14 +35,18 @@ export function filterToolsJson(text: string, listIds: Set<unknown>, allowed: (t
 }
 
 /** The same for an SSE body: each `data:` line is one JSON-RPC message. */
-export function filterToolsSse(text: string, listIds: Set<unknown>, allowed: (tool: string) => boolean): string {
+export function filterToolsSse(text: string, listIds: Set<unknown>, allowed: (tool: string) => boolean, forget = false): string {
   return text
     .split('\n')
     .map((line) => {
       if (!line.startsWith('data:')) return line;
       const payload = line.slice(5).trim();
       try {
-        return `data: ${JSON.stringify(filterMessage(JSON.parse(payload), listIds, allowed))}`;
+        const msg = JSON.parse(payload) as { id?: unknown };
+        const out = `data: ${JSON.stringify(filterMessage(msg, listIds, allowed))}`;
+        // On a long-lived SSE stream each id is answered once; forgetting it keeps the set small.
+        if (forget && msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) listIds.delete(msg.id);
+        return out;
       } catch {
         return line;
       }

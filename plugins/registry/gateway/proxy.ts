@@ -14,6 +14,8 @@ export interface GatewayBackend {
   url: string;
   transport: 'streamable-http' | 'sse';
   headers: Record<string, string>;
+  /** The registered proxy_pass_url, judged by the address guard along with `url`. */
+  origin?: string;
 }
 
 export interface GatewayOptions {
@@ -22,6 +24,18 @@ export interface GatewayOptions {
   allowed(request: FastifyRequest, server: string, method: string, tool?: string): boolean;
   /** Time allowed for the backend's response headers. */
   timeoutMs: number;
+  /** The refused address class a backend URL reaches (link-local, metadata), or undefined when allowed. */
+  blockedAddress?(...urls: Array<string | undefined>): Promise<string | undefined>;
+}
+
+/** One SSE session opened through the gateway. */
+interface SseSession {
+  /** The backend's messages URL, learnt from its `endpoint` event. */
+  target: string;
+  /** Who opened the stream; messages of the session must come from the same caller. */
+  owner: string | undefined;
+  /** ids of tools/list requests posted in this session; their answers arrive on the stream. */
+  listIds: Set<unknown>;
 }
 
 // Hop-by-hop and identity headers are never forwarded; the caller's gateway token stays here.
@@ -56,9 +70,14 @@ function copyHeaders(from: Response, reply: FastifyReply): void {
  * + `/{server}/messages` (SSE) proxied to the registered backend after the same
  * checks /validate makes, with the stored backend credential injected.
  */
-export async function registerGateway(app: FastifyInstance, opts: GatewayOptions): Promise<void> {
-  // SSE sessions: our messages URL -> the backend's, learnt from its `endpoint` event.
-  const sseSessions = new Map<string, string>();
+export interface GatewayHandle {
+  /** SSE sessions currently open (each ends with its stream). */
+  openSseSessions(): number;
+}
+
+export async function registerGateway(app: FastifyInstance, opts: GatewayOptions): Promise<GatewayHandle> {
+  // SSE sessions by session id; an entry lives as long as its stream.
+  const sseSessions = new Map<string, SseSession>();
 
   const backendFor = async (request: FastifyRequest, server: string): Promise<GatewayBackend> => {
     if (!request.user) throw unauthorized('SB_ERR_GATEWAY_UNAUTHENTICATED', 'A gateway token is required (X-Authorization: Bearer <token>)');
@@ -66,6 +85,8 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     if (!b) throw notFound('SB_ERR_GATEWAY_UNKNOWN_SERVER', `No MCP server is registered at /${server}`);
     if (b.blocked) throw forbidden('SB_ERR_GATEWAY_SECURITY_PENDING', `/${server} is held for security review (security-pending) and cannot be used`);
     if (!b.enabled) throw forbidden('SB_ERR_GATEWAY_DISABLED', `/${server} is disabled`);
+    const refused = await opts.blockedAddress?.(b.origin, b.url);
+    if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The backend of /${server} points at a ${refused} address, which is refused (set registry.allow_link_local_backends to allow link-local backends)`);
     return b;
   };
 
@@ -134,37 +155,60 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     if (!res.ok || !res.body) throw badGateway('SB_ERR_GATEWAY_BACKEND_STATUS', `The backend of /${server} answered ${res.status} to the SSE connect`);
     reply.status(200);
     copyHeaders(res, reply);
-    // Rewrite the backend's `endpoint` event so the client posts its messages to us.
+    // Rewrite the backend's `endpoint` event so the client posts its messages to us,
+    // and filter tools/list answers, which arrive on this stream rather than on the POST.
     const decoder = new TextDecoder();
+    const allowedTool = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
+    const owned: string[] = [];
     let pending = '';
     const rewrite = new TransformStream<Uint8Array, string>({
       transform(chunk, ctl) {
-        pending += decoder.decode(chunk, { stream: true });
+        pending += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
         const events = pending.split('\n\n');
         pending = events.pop() ?? '';
         for (const ev of events) {
-          if (/^event: endpoint$/m.test(ev)) {
-            const data = /^data: (.*)$/m.exec(ev)?.[1]?.trim() ?? '';
+          if (/^event: ?endpoint$/m.test(ev)) {
+            const data = /^data: ?(.*)$/m.exec(ev)?.[1]?.trim() ?? '';
             const backendUrl = new URL(data, b.url);
             const sid = backendUrl.searchParams.get('sessionId') ?? backendUrl.search;
-            sseSessions.set(sid, backendUrl.toString());
+            sseSessions.set(sid, { target: backendUrl.toString(), owner: request.user?.username, listIds: new Set() });
+            owned.push(sid);
             ctl.enqueue(`event: endpoint\ndata: /${server}/messages?sessionId=${encodeURIComponent(sid)}\n\n`);
+            continue;
+          }
+          const session = owned.length ? sseSessions.get(owned[owned.length - 1]) : undefined;
+          if (session && session.listIds.size > 0 && /^data:/m.test(ev)) {
+            const out = filterToolsSse(ev, session.listIds, allowedTool, true);
+            ctl.enqueue(`${out}\n\n`);
           } else {
             ctl.enqueue(`${ev}\n\n`);
           }
         }
       },
     });
-    return reply.send(Readable.fromWeb(res.body.pipeThrough(rewrite) as never));
+    const drop = () => {
+      for (const sid of owned) sseSessions.delete(sid);
+    };
+    // The session ends with its stream, whichever side closes it.
+    request.raw.once('close', drop);
+    const body = Readable.fromWeb(res.body.pipeThrough(rewrite) as never);
+    body.once('close', drop);
+    return reply.send(body);
   });
 
   app.post('/:server/messages', { schema: { ...schema, querystring: Type.Object({ sessionId: Type.String() }), summary: 'MCP SSE client messages through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
-    checkCalls(request, server, request.body);
-    const target = sseSessions.get((request.query as { sessionId: string }).sessionId);
-    if (!target) throw notFound('SB_ERR_GATEWAY_SESSION', 'Unknown SSE session; connect to /sse first');
-    const res = await backendFetch(target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    const calls = checkCalls(request, server, request.body);
+    const session = sseSessions.get((request.query as { sessionId: string }).sessionId);
+    if (!session) throw notFound('SB_ERR_GATEWAY_SESSION', 'Unknown SSE session; connect to /sse first');
+    if (session.owner !== request.user?.username) throw forbidden('SB_ERR_GATEWAY_SESSION_OWNER', 'This SSE session belongs to another caller');
+    const refused = await opts.blockedAddress?.(session.target);
+    if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`);
+    for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
+    const res = await backendFetch(session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
     return reply.status(res.status).send(await res.text());
   });
+
+  return { openSseSessions: () => sseSessions.size };
 }

@@ -8,6 +8,8 @@ export interface CheckableServer {
   enabled: boolean;
   /** Where to probe and with which headers (credential decrypted in memory only). */
   target: Omit<ProbeTarget, 'timeoutMs'>;
+  /** The registered proxy_pass_url, judged by the address guard along with the target URL. */
+  origin?: string;
 }
 
 export interface HealthRecord {
@@ -22,6 +24,8 @@ export interface CheckerDeps {
   server(path: string): Promise<CheckableServer | undefined>;
   save(path: string, record: HealthRecord): Promise<HealthEntry>;
   onChange(changes: Record<string, HealthEntry>): void;
+  /** The refused address class (link-local, metadata) one of the URLs reaches, or undefined. */
+  blockedAddress?(...urls: Array<string | undefined>): Promise<string | undefined>;
   logger: FastifyBaseLogger;
 }
 
@@ -102,6 +106,9 @@ export class HealthChecker {
     let record: HealthRecord;
     if (!s.enabled) {
       record = { health_status: 'disabled', last_checked_iso: now };
+    } else if (await this.deps.blockedAddress?.(s.origin, s.target.url)) {
+      // Never probed: the address is refused, so the backend is unusable as registered.
+      record = { health_status: 'unhealthy: blocked address', last_checked_iso: now };
     } else {
       const r = await probe({ ...s.target, timeoutMs: this.opts.timeoutMs });
       if (r.reason) this.deps.logger.info({ path: s.path, status: r.status, reason: r.reason }, 'health check');

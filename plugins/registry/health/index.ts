@@ -6,6 +6,7 @@ import { canAccessServer, hasPermission, requireBasicAdmin, requirePermission, r
 import type { ServerRecord } from '../catalog/records.ts';
 import { HealthChecker, type CheckableServer } from './checker.ts';
 import { healthConfig } from './config.ts';
+import { BackendGuard, allowLinkLocalBackends } from './guard.ts';
 import { HealthHub, type HealthEntry } from './hub.ts';
 import { mcpTarget } from './targets.ts';
 
@@ -30,9 +31,10 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
 
-  const checkable = (s: ServerRecord): CheckableServer => ({ path: s.path, enabled: s.is_enabled, target: mcpTarget(s, servers.backendHeaders(s.path)) });
+  const checkable = (s: ServerRecord): CheckableServer => ({ path: s.path, enabled: s.is_enabled, target: mcpTarget(s, servers.backendHeaders(s.path)), origin: s.proxy_pass_url });
   const snapshot = async (): Promise<Record<string, HealthEntry>> => Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
 
+  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
   const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
   const checker = new HealthChecker(
     {
@@ -49,6 +51,7 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
         /* broadcast from the repository's change events below, which also see toggles and edits */
       },
       logger: app.log,
+      blockedAddress: (...urls) => guard.blocked(...urls),
     },
     { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency },
   );
