@@ -149,3 +149,43 @@ t.test('no endpoint that returns a server ever returns the credential or its cip
   }
   t.ok(bodies.some(([, b]) => b.includes('"auth_credential_encrypted":true')), 'the flag is returned');
 });
+
+t.test('credential changes are logged with user and scheme, never the credential', async (t) => {
+  // pino writes to fd 1 through sonic-boom (fs.write or fs.writeSync); capture those writes for this test.
+  const fs = (await import('node:fs')).default as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const lines: string[] = [];
+  const text = (d: unknown) => (typeof d === 'string' ? d : Buffer.isBuffer(d) ? d.toString('utf8') : undefined);
+  const originalSync = fs.writeSync;
+  const originalAsync = fs.write;
+  fs.writeSync = (fd: unknown, data: unknown, ...rest: unknown[]) => {
+    const s = fd === 1 ? text(data) : undefined;
+    if (s === undefined) return originalSync(fd, data, ...rest);
+    lines.push(s);
+    return Buffer.byteLength(s);
+  };
+  fs.write = (fd: unknown, data: unknown, ...rest: unknown[]) => {
+    const s = fd === 1 ? text(data) : undefined;
+    if (s === undefined) return originalAsync(fd, data, ...rest);
+    lines.push(s);
+    const cb = rest.reverse().find((x) => typeof x === 'function') as ((e: null, n: number) => void) | undefined;
+    if (cb) process.nextTick(cb, null, Buffer.byteLength(s));
+    return undefined;
+  };
+  t.teardown(() => {
+    fs.writeSync = originalSync;
+    fs.write = originalAsync;
+  });
+  const app = await makeApp(t, {}, { logLevel: 'info' });
+  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
+  await app.inject({ method: 'POST', url: '/api/servers/register', headers: { ...FORM, ...admin }, payload: form({ ...weather, auth_scheme: 'bearer', auth_credential: SECRET }) });
+  await app.inject({ method: 'PATCH', url: '/api/servers/weather/auth-credential', headers: admin, payload: { auth_scheme: 'api_key', auth_credential: `${SECRET}-rotated` } });
+  await app.inject({ method: 'POST', url: '/api/servers/register', headers: { ...FORM, ...admin }, payload: form({ ...weather, path: '/bad', auth_scheme: 'bogus', auth_credential: SECRET }) });
+  await new Promise((r) => setTimeout(r, 50));
+  const log = lines.join('');
+  const audits = log.split('\n').filter((l) => l.includes('"audit":"backend_credential"')).map((l) => JSON.parse(l));
+  t.equal(audits.length, 2, 'one line per change');
+  t.match(audits[0], { username: 'alice', path: '/weather', auth_scheme: 'bearer', action: 'set', at: String, via: 'POST /api/servers/register' });
+  t.match(audits[1], { username: 'alice', auth_scheme: 'api_key', via: 'PATCH /api/servers/{path}/auth-credential' });
+  t.ok(lines.length > 2, 'request logs were captured too');
+  t.notOk(log.includes(SECRET), 'the credential never reaches a log line');
+});
