@@ -23,6 +23,7 @@ import { fuse, NamespaceIndex } from './search-index.ts';
  */
 export class RecordStore {
   private readonly indexes = new Map<string, NamespaceIndex>();
+  private readonly building = new Map<string, { version: string; promise: Promise<NamespaceIndex> }>();
   private readonly versions: Collection<string>;
   private readonly namespaceList: Collection<{ created_at: string }>;
   private readonly vectors = new Map<string, Map<string, number[]>>();
@@ -120,11 +121,22 @@ export class RecordStore {
     const version = (await this.versions.get(ns)) ?? '';
     const cached = this.indexes.get(ns);
     if (cached && cached.version === version) return cached;
-    const index = new NamespaceIndex(version);
-    for await (const [, r] of this.col(ns).entries()) index.put(r);
-    this.indexes.set(ns, index);
-    this.vectors.delete(ns);
-    return index;
+    // Requests that arrive while a namespace is being indexed (seconds at 100,000
+    // records) wait for that build instead of starting their own.
+    const pending = this.building.get(ns);
+    if (pending && pending.version === version) return pending.promise;
+    const promise = (async () => {
+      const index = new NamespaceIndex(version);
+      for await (const [, r] of this.col(ns).entries()) index.put(r);
+      // A write during the build bumped the version: this index is kept but the next read rebuilds.
+      this.indexes.set(ns, index);
+      this.vectors.delete(ns);
+      return index;
+    })().finally(() => {
+      if (this.building.get(ns)?.promise === promise) this.building.delete(ns);
+    });
+    this.building.set(ns, { version, promise });
+    return promise;
   }
 
   private async vectorsOf(ns: string): Promise<Map<string, number[]>> {
