@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, percentiles, type BenchModule, type BenchRow } from './harness.ts';
+import { load, percentiles, type BenchModule, type BenchRow, type LoadResult } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -128,9 +128,19 @@ const bench: BenchModule = async () => {
     // Warm both JITs, then measure back to back.
     await load({ url: `${bare.base}/api/v1/memory/bench/k1`, duration: 1 });
     await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders, duration: 1 });
-    const base = await load({ url: `${bare.base}/api/v1/memory/bench/k1` });
-    const health = await load({ url: `${sb.base}/healthz` });
-    const retrieve = await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders });
+    // Interleaved rounds, best of each: the machine is shared, and a burst of
+    // someone else's work during one target's only window would skew its ratio.
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+    const best = (a: LoadResult | undefined, b: LoadResult) => (a && a.rps >= b.rps ? a : b);
+    let base: LoadResult | undefined;
+    let health: LoadResult | undefined;
+    let retrieve: LoadResult | undefined;
+    for (let i = 0; i < rounds; i++) {
+      base = best(base, await load({ url: `${bare.base}/api/v1/memory/bench/k1` }));
+      health = best(health, await load({ url: `${sb.base}/healthz` }));
+      retrieve = best(retrieve, await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders }));
+    }
+    if (!base || !health || !retrieve) throw new Error('BENCH_ROUNDS must be at least 1');
     const group = 'foundation';
     const errs = (r: typeof base) => (r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : undefined);
     rows.push(
@@ -144,7 +154,7 @@ const bench: BenchModule = async () => {
         p99_ms: retrieve.p99_ms,
         ratio: retrieve.rps / base.rps,
         goal: '>= 0.8x',
-        note: errs(retrieve),
+        note: errs(retrieve) ?? `best of ${rounds} interleaved rounds`,
       },
       {
         group: 'foundation: startup',

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -64,12 +64,22 @@ const duration = process.env.BENCH_DURATION ?? 'default (5)';
 console.log(plain());
 console.log(`\n${date} · ${machine} · load duration ${duration} s per row`);
 
+/** A hand-written "## Notes" section of the previous RESULTS.md is kept across runs. */
+function previousNotes(file: string): string {
+  if (!existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf('\n## Notes');
+  return at < 0 ? '' : text.slice(at);
+}
+
 if (!only) {
+  const file = join(DIR, 'RESULTS.md');
+  const notes = previousNotes(file);
   writeFileSync(
-    join(DIR, 'RESULTS.md'),
+    file,
     `# Benchmark results
 
-Written by \`npm run bench\` (bench/run.ts); do not edit by hand. Ratios compare rows with the first row of their
+Written by \`npm run bench\` (bench/run.ts): edit only the "Notes" section, which is kept across runs. Ratios compare rows with the first row of their
 group, measured in the same run. Servers under test run in child processes; autocannon runs in the parent.
 
 - Date: ${date}
@@ -77,7 +87,7 @@ group, measured in the same run. Servers under test run in child processes; auto
 - Load duration: ${duration} s per row (BENCH_DURATION), 10 connections
 
 ${markdown()}
-${failures.length ? `\nFailed bench modules:\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}`,
+${failures.length ? `\nFailed bench modules:\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}${notes}`,
   );
   console.log('bench/RESULTS.md rewritten');
 }

@@ -128,31 +128,42 @@ export class ProviderSet {
   private instrument<P extends ProviderBase>(instance: P): P {
     const set = this;
     const skip = new Set(['healthcheck', 'close']);
+    // One wrapper per method, rebuilt only if the method itself is replaced:
+    // a fresh closure on every property read would cost an allocation per call.
+    const wrappers = new Map<string, { orig: (...a: unknown[]) => unknown; wrapped: (...a: unknown[]) => unknown }>();
+    const wrap = (target: P, prop: string, value: (...a: unknown[]) => unknown) =>
+      function (this: unknown, ...args: unknown[]) {
+        const observer = set.observer;
+        if (!observer) return value.apply(target, args);
+        const start = performance.now();
+        const done = (outcome: 'ok' | 'error') => observer(target.kind, target.name, prop, outcome, (performance.now() - start) / 1000);
+        try {
+          const out = value.apply(target, args);
+          if (out && typeof (out as Promise<unknown>).then === 'function') {
+            return (out as Promise<unknown>).then(
+              (v) => (done('ok'), v),
+              (e) => {
+                done('error');
+                throw e;
+              },
+            );
+          }
+          done('ok');
+          return out;
+        } catch (e) {
+          done('error');
+          throw e;
+        }
+      };
     return new Proxy(instance, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== 'function' || typeof prop !== 'string' || skip.has(prop) || !set.observer) return value;
-        return function (this: unknown, ...args: unknown[]) {
-          const start = process.hrtime.bigint();
-          const done = (outcome: 'ok' | 'error') => set.observer?.(target.kind, target.name, prop, outcome, Number(process.hrtime.bigint() - start) / 1e9);
-          try {
-            const out = (value as (...a: unknown[]) => unknown).apply(target, args);
-            if (out && typeof (out as Promise<unknown>).then === 'function') {
-              return (out as Promise<unknown>).then(
-                (v) => (done('ok'), v),
-                (e) => {
-                  done('error');
-                  throw e;
-                },
-              );
-            }
-            done('ok');
-            return out;
-          } catch (e) {
-            done('error');
-            throw e;
-          }
-        };
+        if (typeof value !== 'function' || typeof prop !== 'string' || skip.has(prop)) return value;
+        const cached = wrappers.get(prop);
+        if (cached && cached.orig === value) return cached.wrapped;
+        const wrapped = wrap(target, prop, value as (...a: unknown[]) => unknown);
+        wrappers.set(prop, { orig: value as (...a: unknown[]) => unknown, wrapped });
+        return wrapped;
       },
     });
   }

@@ -58,9 +58,16 @@ export default fp(
       },
     });
 
+    const callChildren = new Map<string, { count: ReturnType<typeof calls.labels>; time: ReturnType<typeof callDuration.labels> }>();
     app.sb.providers.observe((kind, provider, method, outcome, seconds) => {
-      calls.inc({ primitive: kind, provider, method, outcome });
-      callDuration.observe({ primitive: kind, provider, outcome }, seconds);
+      const key = `${kind}\u0000${provider}\u0000${method}\u0000${outcome}`;
+      let c = callChildren.get(key);
+      if (!c) {
+        c = { count: calls.labels({ primitive: kind, provider, method, outcome }), time: callDuration.labels({ primitive: kind, provider, outcome }) };
+        callChildren.set(key, c);
+      }
+      c.count.inc();
+      c.time.observe(seconds);
     });
 
     // Label children are cached per (method, route, status): prom-client hashes
