@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { badGateway, badRequest, forbidden, gatewayTimeout, notFound, unauthorized, unavailable } from '../../../core/errors.ts';
+import { badGateway, badRequest, forbidden, notFound, unauthorized } from '../../../core/errors.ts';
+import { backendRequest, type BackendResponse } from './backend-http.ts';
 import { filterToolsJson, filterToolsSse, rpcCalls } from './jsonrpc.ts';
 
 /** What the gateway needs to know of a registered server, credential already decrypted (in memory only). */
@@ -45,22 +46,9 @@ const FORWARD_RESPONSE = ['content-type', 'mcp-session-id', 'cache-control'];
 const Params = Type.Object({ server: Type.String() });
 const AnyBody = Type.Unknown();
 
-async function backendFetch(url: string, init: RequestInit, timeoutMs: number, server: string): Promise<Response> {
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
-  try {
-    return await fetch(url, { ...init, signal: abort.signal });
-  } catch (err) {
-    if (abort.signal.aborted) throw gatewayTimeout('SB_ERR_GATEWAY_TIMEOUT', `The backend of ${server} did not answer within ${timeoutMs} ms`, err);
-    throw unavailable('SB_ERR_GATEWAY_BACKEND_DOWN', `The backend of ${server} is unreachable: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`, err);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function copyHeaders(from: Response, reply: FastifyReply): void {
+function copyHeaders(from: BackendResponse, reply: FastifyReply): void {
   for (const h of FORWARD_RESPONSE) {
-    const v = from.headers.get(h);
+    const v = from.header(h);
     if (v) reply.header(h, v);
   }
 }
@@ -116,7 +104,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
     const calls = checkCalls(request, server, request.body);
-    const res = await backendFetch(b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
     reply.status(res.status);
     copyHeaders(res, reply);
     const listIds = new Set(calls.filter((c) => c.method === 'tools/list').map((c) => c.id));
@@ -124,26 +112,25 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
       // tools/list answers are small: buffer them to drop the tools this caller may not call.
       const text = await res.text();
       const allowed = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
-      const ct = res.headers.get('content-type') ?? '';
+      const ct = res.header('content-type') ?? '';
       return reply.send(ct.includes('text/event-stream') ? filterToolsSse(text, listIds, allowed) : filterToolsJson(text, listIds, allowed));
     }
-    if (!res.body) return reply.send();
-    return reply.send(Readable.fromWeb(res.body as never));
+    return reply.send(res.body);
   });
 
   app.get('/:server/mcp', { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
-    const res = await backendFetch(b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
     reply.status(res.status);
     copyHeaders(res, reply);
-    return reply.send(res.body ? Readable.fromWeb(res.body as never) : undefined);
+    return reply.send(res.body);
   });
 
   app.delete('/:server/mcp', { schema: { ...noBody, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
-    const res = await backendFetch(b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
     return reply.status(res.status).send(await res.text());
   });
 
@@ -151,8 +138,11 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
     if (b.transport !== 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
-    const res = await backendFetch(b.url, { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } }, opts.timeoutMs, `/${server}`);
-    if (!res.ok || !res.body) throw badGateway('SB_ERR_GATEWAY_BACKEND_STATUS', `The backend of /${server} answered ${res.status} to the SSE connect`);
+    const res = await backendRequest(b.url, { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } }, opts.timeoutMs, `/${server}`);
+    if (!res.ok) {
+      res.body.resume();
+      throw badGateway('SB_ERR_GATEWAY_BACKEND_STATUS', `The backend of /${server} answered ${res.status} to the SSE connect`);
+    }
     reply.status(200);
     copyHeaders(res, reply);
     // Rewrite the backend's `endpoint` event so the client posts its messages to us,
@@ -191,7 +181,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     };
     // The session ends with its stream, whichever side closes it.
     request.raw.once('close', drop);
-    const body = Readable.fromWeb(res.body.pipeThrough(rewrite) as never);
+    const body = Readable.fromWeb((Readable.toWeb(res.body) as ReadableStream<Uint8Array>).pipeThrough(rewrite) as never);
     body.once('close', drop);
     return reply.send(body);
   });
@@ -206,7 +196,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const refused = await opts.blockedAddress?.(session.target);
     if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`);
     for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
-    const res = await backendFetch(session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
     return reply.status(res.status).send(await res.text());
   });
 
