@@ -4,6 +4,7 @@ import type { LlmProvider } from '../../core/primitives/llm.ts';
 import type { MemoryCapabilities, MemoryProvider } from '../../core/primitives/memory.ts';
 import { openStore, type Store } from '../../core/store.ts';
 import { Conversations } from './conversations.ts';
+import { exclusiveStore } from './scan.ts';
 import { RecordStore } from './records.ts';
 import { Resources } from './resources.ts';
 
@@ -36,9 +37,10 @@ function memoryOn(store: Store, name: string, type: string, durable: boolean, op
         return llm;
       }
     : undefined;
-  const records = new RecordStore(store, prefix, embedder);
-  const convo = new Conversations(store, prefix);
-  const resources = new Resources(store, prefix);
+  const queued = exclusiveStore(store);
+  const records = new RecordStore(queued, prefix, embedder);
+  const convo = new Conversations(queued, prefix);
+  const resources = new Resources(queued, prefix);
   const capabilities: MemoryCapabilities = { search: opts.embeddings ? 'hybrid' : 'lexical', events: true, branches: true, resources: true, durable };
   return {
     name,

@@ -4,6 +4,7 @@ import type { LlmProvider } from '../../core/primitives/llm.ts';
 import type { ListPage, MemoryRecord, SearchHit, SearchRequest, StoreRequest } from '../../core/primitives/memory.ts';
 import type { Collection, Store } from '../../core/store.ts';
 import { enc } from './ids.ts';
+import { scanAll } from './scan.ts';
 import { fuse, NamespaceIndex } from './search-index.ts';
 
 /**
@@ -95,7 +96,7 @@ export class RecordStore {
 
   async namespaces(): Promise<string[]> {
     const out: string[] = [];
-    for await (const [ns] of this.namespaceList.entries()) out.push(ns);
+    for (const [ns] of await scanAll(this.store, this.namespaceList)) out.push(ns);
     return out.sort();
   }
 
@@ -127,7 +128,7 @@ export class RecordStore {
     if (pending && pending.version === version) return pending.promise;
     const promise = (async () => {
       const index = new NamespaceIndex(version);
-      for await (const [, r] of this.col(ns).entries()) index.put(r);
+      for (const [, r] of await scanAll(this.store, this.col(ns))) index.put(r);
       // A write during the build bumped the version: this index is kept but the next read rebuilds.
       this.indexes.set(ns, index);
       this.vectors.delete(ns);
@@ -143,7 +144,7 @@ export class RecordStore {
     let v = this.vectors.get(ns);
     if (!v) {
       v = new Map();
-      for await (const [k, vec] of this.vecCol(ns).entries()) v.set(k, vec);
+      for (const [k, vec] of await scanAll(this.store, this.vecCol(ns))) v.set(k, vec);
       this.vectors.set(ns, v);
     }
     return v;

@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { notFound } from '../../core/errors.ts';
 import type { CreateResourceRequest, CreateStrategyRequest, MemoryResource, Strategy } from '../../core/primitives/memory.ts';
 import type { Collection, Store } from '../../core/store.ts';
+import { scanAll } from './scan.ts';
 
 /** Memory resources (named memory stores) and their extraction strategies. */
 export class Resources {
   private readonly col: Collection<MemoryResource>;
 
-  constructor(store: Store, prefix: string) {
+  constructor(
+    private readonly store: Store,
+    prefix: string,
+  ) {
     this.col = store.collection(`${prefix}:resources`);
   }
 
@@ -26,7 +30,7 @@ export class Resources {
 
   async list(): Promise<MemoryResource[]> {
     const out: MemoryResource[] = [];
-    for await (const [, r] of this.col.entries()) out.push(r);
+    for (const [, r] of await scanAll(this.store, this.col)) out.push(r);
     return out.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
   }
 

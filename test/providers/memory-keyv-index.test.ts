@@ -50,3 +50,32 @@ t.test('concurrent first searches share one index build', async (t) => {
   await reader.search('big', { query: 'apples', top_k: 1 });
   t.equal(scans(), 2, 'and then reused');
 });
+
+t.test('on SQLite, concurrent scans, reads and writes of one store do not collide', async (t) => {
+  const store = await openStore({ backend: 'sqlite', dataDir: tempDir() });
+  t.teardown(() => store.close());
+  const w = await make(store);
+  for (let i = 0; i < 300; i++) {
+    await w.store('ns1', { key: `r${i}`, content: `hello ${i}` });
+    await w.store('ns2', { key: `r${i}`, content: `hello ${i}` });
+  }
+  await w.createEvent('ann', 's', { messages: [{ role: 'user', text: 'hi' }] });
+  // A second instance on the same store (another named memory instance) and a fresh reader with no indexes.
+  const r = await make(store);
+  const other = await keyvMemory.create('other', {}, { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined });
+  // Started in one tick, these interleave at every await: unserialised, SQLite refused them with "statement is busy".
+  const outcomes = await Promise.allSettled([
+    r.search('ns1', { query: 'hello', top_k: 3 }),
+    r.search('ns2', { query: 'hello', top_k: 3 }),
+    r.namespaces(),
+    r.list('ns1', { limit: 5, offset: 0 }),
+    r.sessions('ann'),
+    r.listEvents('ann', 's'),
+    r.deleteSession!('ann', 's'),
+    other.namespaces(),
+    w.store('ns3', { key: 'x', content: 'y' }),
+    r.retrieve('ns1', 'r1'),
+  ]);
+  const failed = outcomes.filter((o) => o.status === 'rejected').map((o) => ((o as PromiseRejectedResult).reason as Error).message);
+  t.same(failed, [], 'every operation succeeded');
+});
