@@ -71,25 +71,30 @@ export class ProviderSet {
    */
   resolve<P extends ProviderBase = ProviderBase>(primitive: PrimitiveName, headers: Headers, agentOverride?: string): P {
     const pick = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
-    const specific = pick(headers[providerHeader(primitive)]);
-    const general = pick(headers['x-provider']);
+    const header = providerHeader(primitive);
+    const specific = pick(headers[header]);
+    const general = specific === undefined ? pick(headers['x-provider']) : undefined;
+    const instances = this.byKind.get(primitive);
     let requested = specific ?? agentOverride;
-    let source = specific ? `header ${providerHeader(primitive).replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase())}` : 'agent provider_overrides';
-    if (!specific && general !== undefined) {
-      // X-Provider applies to every primitive, but only where that name exists.
-      if (this.byKind.get(primitive)?.has(general)) {
-        requested = general;
-        source = 'header X-Provider';
-      }
+    let source: 'specific' | 'general' | 'agent' = specific !== undefined ? 'specific' : 'agent';
+    // X-Provider applies to every primitive, but only where that name exists.
+    if (general !== undefined && instances?.has(general)) {
+      requested = general;
+      source = 'general';
     }
-    if (requested !== undefined && requested !== this.defaults.get(primitive)) {
-      if (this.locked.has(primitive)) {
-        throw forbidden('SB_ERR_PROVIDER_LOCKED', `The ${primitive} provider is locked to '${this.defaults.get(primitive)}' by the operator; the ${source} asking for '${requested}' is refused`);
-      }
+    const def = this.defaults.get(primitive);
+    if (requested !== undefined && requested !== def && this.locked.has(primitive)) {
+      const by =
+        source === 'specific'
+          ? `header ${header.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase())}`
+          : source === 'general'
+            ? 'header X-Provider'
+            : 'agent provider_overrides';
+      throw forbidden('SB_ERR_PROVIDER_LOCKED', `The ${primitive} provider is locked to '${def}' by the operator; the ${by} asking for '${requested}' is refused`);
     }
-    const name = requested ?? this.defaults.get(primitive);
+    const name = requested ?? def;
     if (name === undefined) throw this.unknown(primitive, '(none configured)');
-    const p = this.byKind.get(primitive)?.get(name);
+    const p = instances?.get(name);
     if (!p) throw this.unknown(primitive, name);
     return p as P;
   }
