@@ -26,6 +26,37 @@ export interface DiscoveredPackage {
 /** The project root: where Switchboard's own package.json and providers/ live. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * Entries that the build (scripts/build.mjs) precompiled into dist/, by the
+ * absolute path of their TypeScript source. `npm start` runs plain node, which
+ * cannot import a .ts file; built-in providers are loaded from this map.
+ */
+let compiledEntries: Map<string, () => Promise<unknown>> | undefined;
+
+export function useCompiledEntries(entries: Record<string, () => Promise<unknown>>): void {
+  compiledEntries = new Map(Object.entries(entries));
+}
+
+/**
+ * A precompiled entry when there is one; otherwise the file itself. Under
+ * plain node a TypeScript entry that was not precompiled (a package listed in
+ * the config, like examples/memory-provider) is loaded through tsx on first
+ * need, so third-party TypeScript packages work with `npm start` too.
+ */
+async function importEntry(entry: string): Promise<Record<string, unknown>> {
+  const compiled = compiledEntries?.get(entry);
+  if (compiled) return (await compiled()) as Record<string, unknown>;
+  const url = pathToFileURL(entry).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    // Node keeps the failed import of this URL, so the retry goes through tsx's scoped loader.
+    const { tsImport } = await import('tsx/esm/api');
+    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  }
+}
+
 const broken = (pkg: string, reason: string, cause?: unknown) =>
   new StartupError('SB_ERR_PROVIDER_PACKAGE_INVALID', `Provider package '${pkg}' is broken: ${reason}`, cause);
 
@@ -57,7 +88,7 @@ async function loadPackage(dir: string, source: DiscoveredPackage['source']): Pr
   if (!existsSync(entry)) throw broken(name, `entry ${manifest.entry} does not exist`);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
+    mod = await importEntry(entry);
   } catch (err) {
     throw broken(name, `entry ${manifest.entry} failed to load: ${(err as Error).message}`, err);
   }

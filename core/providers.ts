@@ -6,9 +6,20 @@ import { PRIMITIVES, PROVIDER_KINDS, providerHeader, type PrimitiveName, type Pr
 import type { CallerCredentials, Health, ProviderBase, ProviderContext, ProviderFactory } from './provider.ts';
 import type { Store } from './store.ts';
 
-export type CallObserver = (kind: ProviderKind, provider: string, method: string, outcome: 'ok' | 'error', seconds: number) => void;
+/** Records the duration (seconds) of one call. */
+export type CallRecorder = (seconds: number) => void;
+/**
+ * Gives the recorder for one (kind, provider, method, outcome). It is asked
+ * once per wrapped method and kept, so a call costs no label lookup.
+ */
+export type CallObserver = (kind: ProviderKind, provider: string, method: string, outcome: 'ok' | 'error') => CallRecorder;
 
 type Headers = Record<string, string | string[] | undefined>;
+
+/** `X-Provider-{Primitive}` header names, made once rather than per request. */
+const HEADER_OF = new Map<PrimitiveName, string>(PRIMITIVES.map((p) => [p, providerHeader(p)]));
+
+const pick = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
 
 /** The per-primitive fallback when the config names no default. */
 const BUILTIN_DEFAULTS: Partial<Record<ProviderKind, string>> = { memory: 'in_memory', auth: 'noop' };
@@ -70,8 +81,7 @@ export class ProviderSet {
    * A header or override on a locked primitive is refused, never ignored.
    */
   resolve<P extends ProviderBase = ProviderBase>(primitive: PrimitiveName, headers: Headers, agentOverride?: string): P {
-    const pick = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() || undefined;
-    const header = providerHeader(primitive);
+    const header = HEADER_OF.get(primitive) ?? providerHeader(primitive);
     const specific = pick(headers[header]);
     const general = specific === undefined ? pick(headers['x-provider']) : undefined;
     const instances = this.byKind.get(primitive);
@@ -133,42 +143,64 @@ export class ProviderSet {
   private instrument<P extends ProviderBase>(instance: P): P {
     const set = this;
     const skip = new Set(['healthcheck', 'close']);
+    type Fn = (...a: unknown[]) => unknown;
+    interface Slot {
+      orig: Fn;
+      wrapped: Fn;
+      /** The observer the recorders came from; re-asked if the ops plugin sets another. */
+      from?: CallObserver;
+      ok?: CallRecorder;
+      error?: CallRecorder;
+    }
     // One wrapper per method, rebuilt only if the method itself is replaced:
     // a fresh closure on every property read would cost an allocation per call.
-    const wrappers = new Map<string, { orig: (...a: unknown[]) => unknown; wrapped: (...a: unknown[]) => unknown }>();
-    const wrap = (target: P, prop: string, value: (...a: unknown[]) => unknown) =>
-      function (this: unknown, ...args: unknown[]) {
+    const slots = new Map<string, Slot>();
+    const wrap = (target: P, prop: string, value: Fn): Slot => {
+      const slot: Slot = { orig: value, wrapped: value };
+      // A series appears on its first call with that outcome, as before: no zero-valued error series.
+      const record = (observer: CallObserver, outcome: 'ok' | 'error', seconds: number) => {
+        if (slot.from !== observer) {
+          slot.from = observer;
+          slot.ok = slot.error = undefined;
+        }
+        const rec = outcome === 'ok' ? (slot.ok ??= observer(target.kind, target.name, prop, 'ok')) : (slot.error ??= observer(target.kind, target.name, prop, 'error'));
+        rec(seconds);
+      };
+      slot.wrapped = function (this: unknown, ...args: unknown[]) {
         const observer = set.observer;
         if (!observer) return value.apply(target, args);
         const start = performance.now();
-        const done = (outcome: 'ok' | 'error') => observer(target.kind, target.name, prop, outcome, (performance.now() - start) / 1000);
+        let out: unknown;
         try {
-          const out = value.apply(target, args);
-          if (out && typeof (out as Promise<unknown>).then === 'function') {
-            return (out as Promise<unknown>).then(
-              (v) => (done('ok'), v),
-              (e) => {
-                done('error');
-                throw e;
-              },
-            );
-          }
-          done('ok');
-          return out;
+          out = value.apply(target, args);
         } catch (e) {
-          done('error');
+          record(observer, 'error', (performance.now() - start) / 1000);
           throw e;
         }
+        if (out && typeof (out as Promise<unknown>).then === 'function') {
+          return (out as Promise<unknown>).then(
+            (v) => {
+              record(observer, 'ok', (performance.now() - start) / 1000);
+              return v;
+            },
+            (e) => {
+              record(observer, 'error', (performance.now() - start) / 1000);
+              throw e;
+            },
+          );
+        }
+        record(observer, 'ok', (performance.now() - start) / 1000);
+        return out;
       };
+      return slot;
+    };
     return new Proxy(instance, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof value !== 'function' || typeof prop !== 'string' || skip.has(prop)) return value;
-        const cached = wrappers.get(prop);
-        if (cached && cached.orig === value) return cached.wrapped;
-        const wrapped = wrap(target, prop, value as (...a: unknown[]) => unknown);
-        wrappers.set(prop, { orig: value as (...a: unknown[]) => unknown, wrapped });
-        return wrapped;
+        let slot = slots.get(prop);
+        if (!slot || slot.orig !== value) slots.set(prop, (slot = wrap(target, prop, value as Fn)));
+        return slot.wrapped;
       },
     });
   }

@@ -19,7 +19,8 @@ export class SqliteFile {
     set: Database.Statement<[string, string]>;
     del: Database.Statement<[string]>;
     clearNs: Database.Statement<[string, string]>;
-    scan: Database.Statement<[string, string], { key: string; value: string }>;
+    scanFirst: Database.Statement<[string, string, number], { key: string; value: string }>;
+    scanAfter: Database.Statement<[string, string, number], { key: string; value: string }>;
   };
 
   constructor(file: string) {
@@ -35,8 +36,10 @@ export class SqliteFile {
       set: this.db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       del: this.db.prepare('DELETE FROM keyv WHERE key = ?'),
       clearNs: this.db.prepare("DELETE FROM keyv WHERE key >= ? AND key < ?"),
-      // Range scan on the primary key: `ns:` <= key < `ns;` (';' sorts right after ':').
-      scan: this.db.prepare('SELECT key, value FROM keyv WHERE key >= ? AND key < ? ORDER BY key'),
+      // Range scans on the primary key, `ns:` <= key < `ns;` (';' sorts right after ':'),
+      // one page at a time: the first page from the range start, each next one after the last key seen.
+      scanFirst: this.db.prepare('SELECT key, value FROM keyv WHERE key >= ? AND key < ? ORDER BY key LIMIT ?'),
+      scanAfter: this.db.prepare('SELECT key, value FROM keyv WHERE key > ? AND key < ? ORDER BY key LIMIT ?'),
     };
   }
 
@@ -44,6 +47,9 @@ export class SqliteFile {
     if (this.db.open) this.db.close();
   }
 }
+
+/** Rows per scan page: large enough that a 100,000-record index build is 200 queries, small enough to hold briefly. */
+export const SCAN_PAGE = 500;
 
 /**
  * One adapter per keyv namespace: keyv writes its namespace onto the adapter,
@@ -101,10 +107,24 @@ export class SqliteKeyvAdapter extends EventEmitter {
     else this.sqlite.db.exec('DELETE FROM keyv');
   }
 
+  /**
+   * Keyset pagination with `.all()`, never a statement left open across a
+   * `yield`: better-sqlite3 refuses every other use of a statement (and any
+   * write on the connection) while one is mid-iteration, so two interleaved
+   * scans, or a write while a scan's consumer awaits, used to fail with
+   * "This statement is busy executing a query". Between pages the scan holds
+   * nothing; a key written behind the cursor is not seen, one written ahead of
+   * it is (no snapshot, as with Redis SCAN).
+   */
   async *iterator(namespace?: string): AsyncGenerator<[string, string]> {
     const lo = namespace ? `${namespace}:` : '';
     const hi = namespace ? `${namespace};` : '\uffff';
-    for (const row of this.stmts.scan.iterate(lo, hi)) yield [row.key, row.value];
+    let rows = this.stmts.scanFirst.all(lo, hi, SCAN_PAGE);
+    while (rows.length > 0) {
+      for (const row of rows) yield [row.key, row.value];
+      if (rows.length < SCAN_PAGE) return;
+      rows = this.stmts.scanAfter.all(rows[rows.length - 1].key, hi, SCAN_PAGE);
+    }
   }
 
   async disconnect(): Promise<void> {

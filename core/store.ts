@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Keyv from 'keyv';
 import { unavailable } from './errors.ts';
 import type { Health } from './provider.ts';
+import { MemoryCollection, type MemoryValues } from './store-memory.ts';
 import { SqliteFile, SqliteKeyvAdapter } from './store-sqlite.ts';
 
 /**
@@ -36,6 +37,8 @@ export interface StoreOptions {
   dataDir?: string;
   /** redis: `redis://...` */
   url?: string;
+  /** memory: copy values per read (default) or share deep-frozen ones (core/store-memory.ts). */
+  memoryValues?: MemoryValues;
 }
 
 function redactUrl(url: string): string {
@@ -123,7 +126,7 @@ class KeyvCollection<T> implements Collection<T> {
 export async function openStore(opts: StoreOptions): Promise<Store> {
   if (opts.backend === 'redis') return openRedisStore(opts.url ?? 'redis://127.0.0.1:6379');
   if (opts.backend === 'sqlite') return openSqliteStore(join(opts.dataDir ?? 'data', 'switchboard.db'));
-  return openMemoryStore();
+  return openMemoryStore(opts.memoryValues ?? 'copy');
 }
 
 /**
@@ -180,20 +183,22 @@ function openSqliteStore(file: string): Store {
   );
 }
 
-function openMemoryStore(): Store {
-  // A Map per collection: keyv's Map iteration does not separate namespaces.
-  const maps: Array<Map<string, unknown>> = [];
-  return makeStore(
-    'memory',
-    'memory',
-    (namespace) => {
-      const map = new Map<string, unknown>();
-      maps.push(map);
-      return new Keyv({ store: map, namespace, throwOnErrors: true });
+/** Maps in the process, without keyv (core/store-memory.ts); nothing can be down. */
+function openMemoryStore(mode: MemoryValues): Store {
+  const collections = new Map<string, MemoryCollection<unknown>>();
+  return {
+    backend: 'memory',
+    location: 'memory',
+    collection<T>(name: string): Collection<T> {
+      let c = collections.get(name);
+      if (!c) collections.set(name, (c = new MemoryCollection<unknown>(mode)));
+      return c as Collection<T>;
     },
-    async () => 'ok',
-    async () => maps.forEach((m) => m.clear()),
-  );
+    healthcheck: async () => 'ok',
+    close: async () => {
+      for (const c of collections.values()) await c.clear();
+    },
+  };
 }
 
 async function openRedisStore(url: string): Promise<Store> {

@@ -9,7 +9,8 @@ import { openStore, type Store } from '../core/store.ts';
 import type { SwitchboardContext } from './context.ts';
 import errors from './errors.ts';
 import requestId from './request-id.ts';
-import { loggerOptions } from './ops/logging.ts';
+import { lazyCompilers, trackLazyCompilers } from './ops/lazy-compilers.ts';
+import { lazyChildLogger, loggerOptions } from './ops/logging.ts';
 import metrics from './ops/metrics.ts';
 import openapi from './ops/openapi.ts';
 import ops from './ops/index.ts';
@@ -30,9 +31,11 @@ export interface BuildOptions extends LoadOptions {
 }
 
 export { REDACT } from './ops/logging.ts';
+export { compileAllSchemas } from './ops/lazy-compilers.ts';
 
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = loadSettings(opts);
+  const lazy = lazyCompilers();
   const app = Fastify({
     logger: loggerOptions(opts.logLevel ?? settings.logLevel, opts.logStream),
     bodyLimit: settings.config.body_limit_bytes ?? 1024 * 1024,
@@ -45,7 +48,12 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // A request's pino child is made only when the request logs at an enabled level (ops/logging.ts).
+    childLoggerFactory: lazyChildLogger as never,
+    // Validators and serialisers compile on a route's first request (plugins/ops/lazy-compilers.ts).
+    schemaController: { compilersFactory: lazy.compilersFactory },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  trackLazyCompilers(app, lazy);
 
   const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url }));
   let packages, providers;

@@ -59,3 +59,91 @@ export function loggerOptions(level: string, stream?: DestinationStream) {
     ...(stream ? { stream } : {}),
   };
 }
+
+type Bindings = Record<string, unknown>;
+type ChildOptions = { level?: string; [k: string]: unknown };
+type LogFn = (...args: unknown[]) => void;
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+interface PinoLike {
+  level: string;
+  child(bindings: Bindings, opts?: ChildOptions): PinoLike;
+  isLevelEnabled(level: string): boolean;
+  [level: string]: unknown;
+}
+
+/**
+ * A request's logger, made on the first line actually written. Fastify gives
+ * every request a pino child (bindings serialised, redaction set up) whether
+ * or not anything is logged; at the usual `warn` level most requests log
+ * nothing, and building the child was a visible share of a request's CPU. The
+ * parent's level is checked per call, so a level change applies at once.
+ */
+class LazyChildLogger {
+  private made?: PinoLike;
+
+  constructor(
+    private readonly parent: PinoLike,
+    private readonly bindingsOf: Bindings,
+    private readonly opts: ChildOptions,
+  ) {}
+
+  private real(): PinoLike {
+    return (this.made ??= this.parent.child(this.bindingsOf, this.opts));
+  }
+
+  private write(level: Level, args: unknown[]): void {
+    if (!this.made && !this.parent.isLevelEnabled(level)) return;
+    const child = this.real();
+    (child[level] as LogFn).apply(child, args);
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.made ? this.made.isLevelEnabled(level) : this.parent.isLevelEnabled(level);
+  }
+
+  bindings(): Bindings {
+    return (this.real() as unknown as { bindings(): Bindings }).bindings();
+  }
+
+  child(bindings: Bindings, opts?: ChildOptions): PinoLike {
+    return this.real().child(bindings, opts);
+  }
+
+  fatal(...args: unknown[]) {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]) {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]) {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]) {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]) {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]) {
+    this.write('trace', args);
+  }
+  silent() {}
+}
+
+/**
+ * Fastify's `childLoggerFactory`: a lazy child, unless the route sets its own
+ * log level (then the real child is needed to carry it).
+ */
+export function lazyChildLogger(logger: unknown, bindings: Bindings, opts: ChildOptions): unknown {
+  const parent = logger as PinoLike;
+  if (opts.level !== undefined || typeof parent.isLevelEnabled !== 'function') return parent.child(bindings, opts);
+  return new LazyChildLogger(parent, bindings, opts);
+}

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot-metrics.ts';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -13,32 +14,16 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export default fp(
   async (app) => {
     const registry = new Registry();
-    const requests = new Counter({
-      name: 'switchboard_http_requests_total',
-      help: 'HTTP requests by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'] as const,
-      registers: [registry],
-    });
-    const duration = new Histogram({
-      name: 'switchboard_http_request_duration_seconds',
-      help: 'HTTP request latency by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
-    const calls = new Counter({
-      name: 'switchboard_provider_calls_total',
-      help: 'Provider method calls by primitive, provider instance, method and outcome',
-      labelNames: ['primitive', 'provider', 'method', 'outcome'] as const,
-      registers: [registry],
-    });
-    const callDuration = new Histogram({
-      name: 'switchboard_provider_call_duration_seconds',
-      help: 'Provider method latency by primitive, provider instance and outcome',
-      labelNames: ['primitive', 'provider', 'outcome'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
+    // The four families updated on every request / provider call are the cheap ones (hot-metrics.ts).
+    const requests = new HotCounter('switchboard_http_requests_total', 'HTTP requests by method, route pattern and status', registry);
+    const duration = new HotHistogram('switchboard_http_request_duration_seconds', 'HTTP request latency by method, route pattern and status', LATENCY_BUCKETS, registry);
+    const calls = new HotCounter('switchboard_provider_calls_total', 'Provider method calls by primitive, provider instance, method and outcome', registry);
+    const callDuration = new HotHistogram(
+      'switchboard_provider_call_duration_seconds',
+      'Provider method latency by primitive, provider instance and outcome',
+      LATENCY_BUCKETS,
+      registry,
+    );
     new Gauge({
       name: 'switchboard_process_resident_memory_bytes',
       help: 'Resident set size of the process',
@@ -58,21 +43,28 @@ export default fp(
       },
     });
 
-    const callChildren = new Map<string, { count: ReturnType<typeof calls.labels>; time: ReturnType<typeof callDuration.labels> }>();
-    app.sb.providers.observe((kind, provider, method, outcome, seconds) => {
-      const key = `${kind}\u0000${provider}\u0000${method}\u0000${outcome}`;
-      let c = callChildren.get(key);
-      if (!c) {
-        c = { count: calls.labels({ primitive: kind, provider, method, outcome }), time: callDuration.labels({ primitive: kind, provider, outcome }) };
-        callChildren.set(key, c);
-      }
-      c.count.inc();
-      c.time.observe(seconds);
+    // Recorders are asked for once per wrapped provider method (core/providers.ts), so these maps are not on the call path;
+    // they keep one series per label set if a method is wrapped again.
+    const callCounts = new Map<string, ReturnType<typeof calls.child>>();
+    // The duration histogram has no method label: its series are shared by the methods of one provider.
+    const callTimes = new Map<string, ReturnType<typeof callDuration.child>>();
+    app.sb.providers.observe((kind, provider, method, outcome) => {
+      const countKey = `${kind}\u0000${provider}\u0000${method}\u0000${outcome}`;
+      let count = callCounts.get(countKey);
+      if (!count) callCounts.set(countKey, (count = calls.child({ primitive: kind, provider, method, outcome })));
+      const timeKey = `${kind}\u0000${provider}\u0000${outcome}`;
+      let time = callTimes.get(timeKey);
+      if (!time) callTimes.set(timeKey, (time = callDuration.child({ primitive: kind, provider, outcome })));
+      const c = count;
+      const h = time;
+      return (seconds) => {
+        c.inc();
+        h.observe(seconds);
+      };
     });
 
-    // Label children are cached per (method, route, status): prom-client hashes
-    // the label set on every call otherwise, and this runs on every request.
-    const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }>();
+    // Label children are cached per (method, route, status): this runs on every request.
+    const children = new Map<string, { count: ReturnType<typeof requests.child>; time: ReturnType<typeof duration.child> }>();
     // Callback style: an async hook costs a promise per request.
     app.addHook('onResponse', (request, reply, done) => {
       // Unmatched URLs share one label: the raw URL of a 404 is attacker-chosen.
@@ -82,7 +74,7 @@ export default fp(
         let c = children.get(key);
         if (!c) {
           const labels = { method: request.method, route, status: String(reply.statusCode) };
-          c = { count: requests.labels(labels), time: duration.labels(labels) };
+          c = { count: requests.child(labels), time: duration.child(labels) };
           children.set(key, c);
         }
         c.count.inc();
