@@ -1,20 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { freePort } from '../fixtures/free-port.ts';
 
 const require = createRequire(import.meta.url);
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createNetServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+// Re-exported: the registry tests take it from here.
+export { freePort };
 
 export interface RunningServer {
   url: string;

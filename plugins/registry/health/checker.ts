@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { HealthEntry } from './hub.ts';
 import { probe, type DiscoveredTool, type ProbeTarget } from './probe.ts';
@@ -6,10 +7,21 @@ import { probe, type DiscoveredTool, type ProbeTarget } from './probe.ts';
 export interface CheckableServer {
   path: string;
   enabled: boolean;
-  /** Where to probe and with which headers (credential decrypted in memory only). */
-  target: Omit<ProbeTarget, 'timeoutMs'>;
+  /** Changes whenever the record does (its updated_at): a refresh after an edit must not reuse a check of the old record. */
+  version: string;
+  /** The stored health_status, so a disabled server already recorded as such is not rewritten every sweep. */
+  storedStatus: string;
+  /** Registered with tool_list_json: those tools stay until discovery finds real ones. */
+  manualTools: boolean;
+  /**
+   * Where to probe and with which headers. A function so the credential is
+   * decrypted only when this server's probe starts, and dropped with it.
+   */
+  target(): Omit<ProbeTarget, 'timeoutMs'>;
   /** The registered proxy_pass_url, judged by the address guard along with the target URL. */
   origin?: string;
+  /** The current entry, returned for a disabled server whose record needs no write. */
+  entry: HealthEntry;
 }
 
 export interface HealthRecord {
@@ -20,10 +32,10 @@ export interface HealthRecord {
 }
 
 export interface CheckerDeps {
-  servers(): Promise<CheckableServer[]>;
+  /** Paths of every registered server; each is read again when its turn comes, so a long sweep never probes a stale record. */
+  paths(): Promise<string[]>;
   server(path: string): Promise<CheckableServer | undefined>;
   save(path: string, record: HealthRecord): Promise<HealthEntry>;
-  onChange(changes: Record<string, HealthEntry>): void;
   /** The refused address class (link-local, metadata) one of the URLs reaches, or undefined. */
   blockedAddress?(...urls: Array<string | undefined>): Promise<string | undefined>;
   logger: FastifyBaseLogger;
@@ -32,29 +44,55 @@ export interface CheckerDeps {
 export interface CheckerOptions {
   intervalMs: number;
   timeoutMs: number;
+  /**
+   * Periodic sweeps start their checks evenly over this fraction of the
+   * interval instead of all at once: the work of a sweep is spread out so the
+   * API keeps its latency while it runs. 0 = as fast as the concurrency allows.
+   */
+  spread: number;
+  /** Probes in flight at once, across sweeps, refreshes and checks of new servers. */
   concurrency: number;
+}
+
+type Saver = (path: string, record: HealthRecord) => Promise<HealthEntry>;
+
+const SWEEP_FLUSH_MS = 250;
+
+interface Running {
+  promise: Promise<HealthEntry>;
+  version: string;
 }
 
 /**
  * Periodic and on-demand health checks: bounded concurrency, and never two
- * checks of one server at once (a refresh during a sweep joins the running check).
+ * checks of one server at once. A refresh during a check of the same record
+ * joins it; a refresh after the record changed (new credential, new URL) waits
+ * for the running check and then checks the new record.
  */
 export class HealthChecker {
-  private readonly inFlight = new Map<string, Promise<HealthEntry>>();
+  private readonly inFlight = new Map<string, Running>();
+  private readonly slots: Slots;
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
+  private stopped = false;
+  // Ends the pauses of a paced sweep when the app closes.
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly deps: CheckerDeps,
     private readonly opts: CheckerOptions,
-  ) {}
+  ) {
+    this.slots = new Slots(opts.concurrency);
+    // Every sweep worker may wait on this signal at once.
+    setMaxListeners(opts.concurrency + 10, this.stopping.signal);
+  }
 
   start(): void {
     if (this.opts.intervalMs <= 0) return;
     this.timer = setInterval(() => {
       // A sweep still running when the next tick comes is not doubled.
       if (!this.sweeping) {
-        this.sweeping = this.sweep()
+        this.sweeping = this.sweep(this.opts.intervalMs * this.opts.spread)
           .then(() => undefined)
           .catch((err: Error) => this.deps.logger.warn({ err: err.message }, 'health sweep failed'))
           .finally(() => (this.sweeping = undefined));
@@ -64,58 +102,182 @@ export class HealthChecker {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
     clearInterval(this.timer);
     await this.sweeping;
+    await Promise.allSettled([...this.inFlight.values()].map((r) => r.promise));
   }
 
-  /** Check every server once; returns each path's new entry. */
-  async sweep(): Promise<Record<string, HealthEntry>> {
-    const servers = await this.deps.servers();
-    const results: Record<string, HealthEntry> = {};
+  /**
+   * Check every server once; returns each path's new entry. With `spreadMs`,
+   * check i starts no earlier than i x spreadMs / servers after the start
+   * (periodic sweeps); without, as fast as the slots allow (the on-demand
+   * sweep of POST /api/internal/healthcheck).
+   */
+  async sweep(spreadMs = 0): Promise<Record<string, HealthEntry>> {
+    const paths = await this.deps.paths();
+    const gap = paths.length ? spreadMs / paths.length : 0;
+    const started = Date.now();
+    // A sweep's results are written in small batches (every SWEEP_FLUSH_MS): each write makes readers of the
+    // catalog rebuild their views (GET /api/servers), and one rebuild per batch beats one per server, while
+    // batches small enough keep each burst of writes short for the requests that wait behind it.
+    const batch = new SaveBatch((path, record) => this.deps.save(path, record), SWEEP_FLUSH_MS);
+    const entries: Array<[string, Promise<HealthEntry>]> = [];
     let next = 0;
+    // Only `concurrency` servers are taken from the list at a time, so a refresh queued meanwhile waits behind a few checks, not the whole sweep.
     const worker = async () => {
-      while (next < servers.length) {
-        const s = servers[next++];
-        try {
-          results[s.path] = await this.check(s);
-        } catch (err) {
-          this.deps.logger.warn({ path: s.path, err: (err as Error).message }, 'health check failed to record');
-        }
+      while (next < paths.length && !this.stopped) {
+        const i = next++;
+        const wait = started + i * gap - Date.now();
+        if (wait > 0) await pause(wait, this.stopping.signal);
+        if (this.stopped) break;
+        const s = await this.deps.server(paths[i]);
+        if (!s) continue;
+        const { entry, probed } = this.check(s, (path, record) => batch.add(path, record));
+        entry.catch(noop); // awaited below, once the batch is written
+        entries.push([s.path, entry]);
+        await probed;
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.opts.concurrency, servers.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.opts.concurrency, paths.length)) }, worker));
+    await batch.flush();
+    const results: Record<string, HealthEntry> = {};
+    for (const [path, entry] of entries) {
+      try {
+        results[path] = await entry;
+      } catch (err) {
+        this.deps.logger.warn({ path, err: (err as Error).message }, 'health check failed to record');
+      }
+    }
     return results;
   }
 
-  /** Check one server now (refresh endpoints). */
+  /** Check one server now and write its result at once (refresh endpoints, new servers). */
   async checkPath(path: string): Promise<HealthEntry | undefined> {
     const s = await this.deps.server(path);
-    return s ? this.check(s) : undefined;
+    return s ? this.check(s, (p, record) => this.deps.save(p, record)).entry : undefined;
   }
 
-  private check(s: CheckableServer): Promise<HealthEntry> {
+  /**
+   * `entry` settles once the result is written; `probed` as soon as the probe
+   * is over (a sweep moves on then, its write being batched). The check stays
+   * in flight until written, so a later check's result is never overwritten by
+   * an earlier one still waiting in a batch.
+   */
+  private check(s: CheckableServer, save: Saver): { entry: Promise<HealthEntry>; probed: Promise<void> } {
     const running = this.inFlight.get(s.path);
-    if (running) return running;
-    const p = this.run(s).finally(() => this.inFlight.delete(s.path));
-    this.inFlight.set(s.path, p);
-    return p;
+    if (running && running.version === s.version) return { entry: running.promise, probed: running.promise.then(noop, noop) };
+    const after = running ? running.promise.then(noop, noop) : Promise.resolve();
+    let markProbed: () => void = noop;
+    const probed = new Promise<void>((resolve) => (markProbed = resolve));
+    const promise: Promise<HealthEntry> = after
+      .then(() => this.run(s, save, markProbed))
+      .finally(() => {
+        markProbed();
+        if (this.inFlight.get(s.path)?.promise === promise) this.inFlight.delete(s.path);
+      });
+    this.inFlight.set(s.path, { promise, version: s.version });
+    return { entry: promise, probed };
   }
 
-  private async run(s: CheckableServer): Promise<HealthEntry> {
-    const now = new Date().toISOString();
-    let record: HealthRecord;
+  private async run(s: CheckableServer, save: Saver, probed: () => void): Promise<HealthEntry> {
     if (!s.enabled) {
-      record = { health_status: 'disabled', last_checked_iso: now };
-    } else if (await this.deps.blockedAddress?.(s.origin, s.target.url)) {
-      // Never probed: the address is refused, so the backend is unusable as registered.
-      record = { health_status: 'unhealthy: blocked address', last_checked_iso: now };
-    } else {
-      const r = await probe({ ...s.target, timeoutMs: this.opts.timeoutMs });
-      if (r.reason) this.deps.logger.info({ path: s.path, status: r.status, reason: r.reason }, 'health check');
-      record = { health_status: r.status, last_checked_iso: now, tools: r.status === 'healthy' && r.tools && r.tools.length > 0 ? r.tools : undefined };
+      probed();
+      // Nothing to probe; written once so the stored status says why, then left alone.
+      if (s.storedStatus === 'disabled') return s.entry;
+      return save(s.path, { health_status: 'disabled', last_checked_iso: new Date().toISOString() });
     }
-    const entry = await this.deps.save(s.path, record);
-    this.deps.onChange({ [s.path]: entry });
-    return entry;
+    const release = await this.slots.acquire();
+    let record: HealthRecord;
+    try {
+      record = await this.outcome(s);
+    } finally {
+      release();
+      probed();
+    }
+    return save(s.path, record);
+  }
+
+  /** One probe of an enabled server (inside a slot), or why it was not probed. */
+  private async outcome(s: CheckableServer): Promise<HealthRecord> {
+    const at = () => new Date().toISOString();
+    let target: Omit<ProbeTarget, 'timeoutMs'>;
+    try {
+      target = s.target();
+    } catch (err) {
+      // An unreadable stored credential fails this server only, not the sweep.
+      this.deps.logger.warn({ path: s.path, err: (err as Error).message }, 'health check');
+      return { health_status: 'unhealthy: credential unreadable', last_checked_iso: at() };
+    }
+    const blocked = await this.deps.blockedAddress?.(s.origin, target.url);
+    // Never probed: the address is refused, so the backend is unusable as registered.
+    if (blocked) return { health_status: `unhealthy: blocked address (${blocked})`, last_checked_iso: at() };
+    const r = await probe({ ...target, timeoutMs: this.opts.timeoutMs });
+    if (r.reason) this.deps.logger.info({ path: s.path, status: r.status, reason: r.reason }, 'health check');
+    const discovered = r.status === 'healthy' && r.tools && !(s.manualTools && r.tools.length === 0);
+    return { health_status: r.status, last_checked_iso: at(), tools: discovered ? r.tools : undefined };
+  }
+}
+
+function noop(): void {}
+
+/** Writes queued results together, `everyMs` after the first of a batch, or on flush(). */
+class SaveBatch {
+  private queue: Array<{ path: string; record: HealthRecord; resolve(e: HealthEntry): void; reject(err: unknown): void }> = [];
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly save: Saver,
+    private readonly everyMs: number,
+  ) {}
+
+  add(path: string, record: HealthRecord): Promise<HealthEntry> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ path, record, resolve, reject });
+      this.timer ??= setTimeout(() => void this.flush(), this.everyMs);
+    });
+  }
+
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const items = this.queue.splice(0);
+    await Promise.all(items.map((it) => this.save(it.path, it.record).then(it.resolve, it.reject)));
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/** A FIFO counting semaphore: at most `size` holders at once. */
+class Slots {
+  private used = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  async acquire(): Promise<() => void> {
+    if (this.used < this.size) this.used++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      // The slot passes straight to the next waiter, so `used` stays at the bound.
+      if (next) next();
+      else this.used--;
+    };
   }
 }

@@ -7,6 +7,8 @@ export const HealthConfigSchema = Type.Object(
     interval_seconds: Type.Number({ minimum: 0, default: 300 }),
     timeout_seconds: Type.Number({ minimum: 0.05, default: 10 }),
     concurrency: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+    /** Fraction of the interval over which a periodic sweep spreads its checks (0 = all at once, bounded by concurrency). */
+    sweep_spread: Type.Number({ minimum: 0, maximum: 0.9, default: 0.5 }),
     max_ws_connections: Type.Integer({ minimum: 1, default: 200 }),
     ws_ping_seconds: Type.Number({ minimum: 0.05, default: 20 }),
     gateway_timeout_seconds: Type.Number({ minimum: 0.05, default: 30 }),

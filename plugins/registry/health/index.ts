@@ -2,7 +2,8 @@ import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { canAccessServer, hasPermission, requireBasicAdmin, requirePermission, requireUser } from '../auth/access.ts';
+import { requireBasicAdmin, requirePermission, requireUser } from '../auth/access.ts';
+import { serverVisibility } from '../catalog/access.ts';
 import type { ServerRecord } from '../catalog/records.ts';
 import { HealthChecker, type CheckableServer } from './checker.ts';
 import { healthConfig } from './config.ts';
@@ -31,14 +32,24 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
 
-  const checkable = (s: ServerRecord): CheckableServer => ({ path: s.path, enabled: s.is_enabled, target: mcpTarget(s, servers.backendHeaders(s.path)), origin: s.proxy_pass_url });
+  const checkable = (s: ServerRecord): CheckableServer => ({
+    path: s.path,
+    enabled: s.is_enabled,
+    version: s.updated_at,
+    storedStatus: s.health_status,
+    manualTools: (s.tool_list_json?.length ?? 0) > 0,
+    // Read again at probe time: the credential is decrypted then, for that probe only.
+    target: () => mcpTarget(s, servers.backendHeaders(s.path)),
+    origin: s.proxy_pass_url,
+    entry: entryOf(s),
+  });
   const snapshot = async (): Promise<Record<string, HealthEntry>> => Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
 
   const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
   const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
   const checker = new HealthChecker(
     {
-      servers: async () => servers.list().map(checkable),
+      paths: async () => servers.list().map((s) => s.path),
       server: async (path) => {
         const s = servers.get(path);
         return s ? checkable(s) : undefined;
@@ -47,13 +58,10 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
         const s = await servers.updateHealth(path, record);
         return s ? entryOf(s) : { status: record.health_status, last_checked_iso: record.last_checked_iso, num_tools: 0 };
       },
-      onChange: () => {
-        /* broadcast from the repository's change events below, which also see toggles and edits */
-      },
       logger: app.log,
       blockedAddress: (...urls) => guard.blocked(...urls),
     },
-    { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency },
+    { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency, spread: cfg.sweep_spread },
   );
 
   // Every change of a server that alters its health entry reaches the dashboards.
@@ -105,10 +113,9 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
   });
 
   app.get('/api/servers/health', { schema: { tags: ['registry-health'], summary: 'Health of every server the caller can see', response: { 200: Type.Object({ servers: HealthMap }) } } }, async (request) => {
-    const user = requireUser(request);
-    const all = await snapshot();
-    const visible = Object.entries(all).filter(([path]) => user.is_admin || hasPermission(user, 'list_service', path) || canAccessServer(user, path));
-    return { servers: Object.fromEntries(visible) };
+    // The same visibility as GET /api/servers (resource-bound tokens and server groups included).
+    const visible = serverVisibility(requireUser(request));
+    return { servers: Object.fromEntries(servers.list().filter(visible).map((s) => [s.path, entryOf(s)])) };
   });
 
   app.get('/api/health/ws/stats', { schema: { tags: ['registry-health'], summary: 'WebSocket statistics', response: { 200: Type.Object({ active_connections: Type.Integer(), total_messages_sent: Type.Integer(), uptime_seconds: Type.Integer() }) } } }, async () => hub.stats());

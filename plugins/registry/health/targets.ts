@@ -9,7 +9,9 @@ import type { ProbeTarget } from './probe.ts';
 export function mcpTarget(server: ServerRecord, backendHeaders: Record<string, string>): Omit<ProbeTarget, 'timeoutMs'> {
   const transports = server.supported_transports ?? [];
   const sseOnly = transports.length > 0 && transports.every((t) => t === 'sse');
-  const headers = { ...(server.headers ?? {}), ...backendHeaders };
+  // Names folded to lower case so a custom header can never sit beside the credential header under another case (fetch would join the two values).
+  const headers: Record<string, string> = {};
+  for (const [k, v] of [...Object.entries(server.headers ?? {}), ...Object.entries(backendHeaders)]) headers[k.toLowerCase()] = v;
   const base = server.proxy_pass_url.replace(/\/+$/, '');
   if (server.sse_endpoint || sseOnly) {
     const url = server.sse_endpoint ? new URL(server.sse_endpoint, `${base}/`).toString() : /\/sse$/.test(base) ? base : `${base}/sse`;
