@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { Agent, errors, request } from 'undici';
-import { gatewayTimeout, unavailable } from '../../../core/errors.ts';
+import { Pool, errors, type Dispatcher } from 'undici';
+import { badGateway, gatewayTimeout, unavailable } from '../../../core/errors.ts';
 
 /** What the proxy reads of a backend answer; the body stays a Node stream so it is piped, never buffered. */
 export interface BackendResponse {
@@ -9,11 +9,45 @@ export interface BackendResponse {
   header(name: string): string | undefined;
   body: Readable;
   text(): Promise<string>;
+  /** The whole body as bytes (for complete, length-delimited answers only). */
+  bytes(): Promise<Buffer>;
 }
 
-// One keep-alive pool per process: the proxy's per-call cost is dominated by
-// connection setup and WHATWG stream adapters otherwise (undici.request over fetch).
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+// One keep-alive pool per backend origin, used directly: undici's top-level
+// request() parses the URL and goes through Agent's origin lookup and redirect
+// interceptor on every call, all of it per-request CPU on the gateway's hot path.
+const pools = new Map<string, Pool>();
+// Backends are registered servers, so origins are few; the bound only guards
+// against a catalog churning through many, and close() lets in-flight calls finish.
+const MAX_POOLS = 512;
+
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (!pool) {
+    if (pools.size >= MAX_POOLS) {
+      const [oldest, p] = pools.entries().next().value as [string, Pool];
+      pools.delete(oldest);
+      void p.close();
+    }
+    pool = new Pool(origin, { connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+// The same few backend URLs come back on every call; parsing each once keeps new URL() off the hot path.
+const targets = new Map<string, { origin: string; path: string }>();
+
+function target(url: string): { origin: string; path: string } {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (targets.size >= 10_000) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
 
 /**
  * One HTTP exchange with a backend. `timeoutMs` bounds the wait for response
@@ -25,13 +59,10 @@ export async function backendRequest(
   timeoutMs: number,
   server: string,
 ): Promise<BackendResponse> {
+  let res: Dispatcher.ResponseData;
   try {
-    const res = await request(url, { method: init.method, headers: init.headers, body: init.body, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: 0 });
-    const header = (name: string) => {
-      const v = res.headers[name];
-      return Array.isArray(v) ? v.join(', ') : v;
-    };
-    return { status: res.statusCode, ok: res.statusCode >= 200 && res.statusCode < 300, header, body: res.body, text: () => res.body.text() };
+    const { origin, path } = target(url);
+    res = await poolFor(origin).request({ path, method: init.method, headers: init.headers, body: init.body, headersTimeout: timeoutMs, bodyTimeout: 0 });
   } catch (err) {
     if (err instanceof errors.HeadersTimeoutError || err instanceof errors.ConnectTimeoutError) {
       throw gatewayTimeout('SB_ERR_GATEWAY_TIMEOUT', `The backend of ${server} did not answer within ${timeoutMs} ms`, err);
@@ -39,4 +70,23 @@ export async function backendRequest(
     const e = err as Error & { code?: string };
     throw unavailable('SB_ERR_GATEWAY_BACKEND_DOWN', `The backend of ${server} is unreachable (${e.code ?? e.message})`, err);
   }
+  const { headers, body } = res;
+  const header = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+  return {
+    status: res.statusCode,
+    ok: res.statusCode >= 200 && res.statusCode < 300,
+    header,
+    body,
+    text: () => body.text(),
+    bytes: async () => {
+      try {
+        return Buffer.from(await body.arrayBuffer());
+      } catch (err) {
+        throw badGateway('SB_ERR_GATEWAY_BACKEND_BROKEN', `The backend of ${server} broke off its answer (${(err as Error).message})`, err);
+      }
+    },
+  };
 }

@@ -4,7 +4,8 @@ import { canAccessServer } from '../auth/access.ts';
 import { healthConfig } from '../health/config.ts';
 import { mcpTarget } from '../health/targets.ts';
 import { BackendGuard, allowLinkLocalBackends } from '../health/guard.ts';
-import { registerGateway } from './proxy.ts';
+import type { ServerRecord } from '../catalog/records.ts';
+import { registerGateway, type GatewayBackend } from './proxy.ts';
 
 /**
  * The built-in MCP gateway on the registry's catalog: `/{server}/mcp`, and
@@ -14,13 +15,24 @@ async function gatewayPlugin(app: FastifyInstance): Promise<void> {
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
   const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
+  // The backend view of a server (target URL, headers with the credential
+  // decrypted) is built once per stored record, not per proxied call. Records
+  // are replaced, never mutated, on every update, credential change and
+  // replica reload, so a cached entry is used only while its record is the
+  // current one; the decrypted credential lives in this process's memory only.
+  const backends = new Map<string, { record: ServerRecord; backend: GatewayBackend }>();
+  servers.onChange((c) => backends.delete(c.key));
   await registerGateway(app, {
     resolve: async (path) => {
       await servers.sync();
       const s = servers.get(path);
       if (!s) return undefined;
+      const hit = backends.get(path);
+      if (hit && hit.record === s) return hit.backend;
       const target = mcpTarget(s, servers.backendHeaders(s.path));
-      return { path: s.path, enabled: s.is_enabled, blocked: s.tags.includes('security-pending'), url: target.url, transport: target.transport, headers: target.headers, origin: s.proxy_pass_url };
+      const backend: GatewayBackend = { path: s.path, enabled: s.is_enabled, blocked: s.tags.includes('security-pending'), url: target.url, transport: target.transport, headers: target.headers, origin: s.proxy_pass_url };
+      backends.set(path, { record: s, backend });
+      return backend;
     },
     allowed: (request, server, method, tool) => canAccessServer(request.user, server, method, tool),
     timeoutMs: cfg.gateway_timeout_seconds * 1000,

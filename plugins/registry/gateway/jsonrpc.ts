@@ -34,22 +34,38 @@ export function filterToolsJson(text: string, listIds: Set<unknown>, allowed: (t
   return JSON.stringify(out);
 }
 
-/** The same for an SSE body: each `data:` line is one JSON-RPC message. */
+/**
+ * The same for an SSE body. The `data:` lines of one event, joined with
+ * newlines as SSE clients join them, are one JSON-RPC message: filtering line
+ * by line let a message split over several lines through unfiltered.
+ */
 export function filterToolsSse(text: string, listIds: Set<unknown>, allowed: (tool: string) => boolean, forget = false): string {
   return text
-    .split('\n')
-    .map((line) => {
-      if (!line.startsWith('data:')) return line;
-      const payload = line.slice(5).trim();
-      try {
-        const msg = JSON.parse(payload) as { id?: unknown };
-        const out = `data: ${JSON.stringify(filterMessage(msg, listIds, allowed))}`;
-        // On a long-lived SSE stream each id is answered once; forgetting it keeps the set small.
-        if (forget && msg && typeof msg === 'object' && ('result' in msg || 'error' in msg)) listIds.delete(msg.id);
-        return out;
-      } catch {
-        return line;
-      }
-    })
+    .replace(/\r\n?/g, '\n')
+    .split('\n\n')
+    .map((event) => filterSseEvent(event, listIds, allowed, forget))
+    .join('\n\n');
+}
+
+function filterSseEvent(event: string, listIds: Set<unknown>, allowed: (tool: string) => boolean, forget: boolean): string {
+  const lines = event.split('\n');
+  const first = lines.findIndex((l) => l.startsWith('data:'));
+  if (first < 0) return event;
+  const payload = lines
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).replace(/^ /, ''))
     .join('\n');
+  let msg: unknown;
+  try {
+    msg = JSON.parse(payload);
+  } catch {
+    // Not JSON to us means not JSON to the client either: nothing it could read as a tool list.
+    return event;
+  }
+  const out = Array.isArray(msg) ? msg.map((m) => filterMessage(m, listIds, allowed)) : filterMessage(msg, listIds, allowed);
+  // On a long-lived SSE stream each id is answered once; forgetting it keeps the set small.
+  if (forget) for (const m of Array.isArray(msg) ? msg : [msg]) if (m && typeof m === 'object' && ('result' in m || 'error' in m)) listIds.delete((m as { id?: unknown }).id);
+  const rest = lines.filter((l, i) => i < first || !l.startsWith('data:'));
+  rest.splice(first, 0, `data: ${JSON.stringify(out)}`);
+  return rest.join('\n');
 }

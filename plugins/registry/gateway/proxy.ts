@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -31,6 +32,8 @@ export interface GatewayOptions {
 
 /** One SSE session opened through the gateway. */
 interface SseSession {
+  /** The server path segment the stream was opened on; messages must come through the same one. */
+  server: string;
   /** The backend's messages URL, learnt from its `endpoint` event. */
   target: string;
   /** Who opened the stream; messages of the session must come from the same caller. */
@@ -44,7 +47,27 @@ const FORWARD_REQUEST = ['content-type', 'accept', 'mcp-session-id', 'mcp-protoc
 const FORWARD_RESPONSE = ['content-type', 'mcp-session-id', 'cache-control'];
 
 const Params = Type.Object({ server: Type.String() });
+
+/**
+ * The caller's token is never forwarded, so a backend 401 can only mean the
+ * stored credential was refused. Passed through, it would read as the caller's
+ * token being rejected (and send OAuth-capable clients into a login flow).
+ */
+function refuseBackendAuth(res: BackendResponse, server: string): void {
+  if (res.status !== 401) return;
+  res.body.resume();
+  throw badGateway('SB_ERR_GATEWAY_BACKEND_AUTH', `The backend of /${server} refused the stored credential (401); an administrator must update it (PATCH /api/servers/${server}/auth-credential)`);
+}
 const AnyBody = Type.Unknown();
+
+// Above this an answer is piped even when its length is known.
+const BUFFER_LIMIT = 1024 * 1024;
+
+/** A length-delimited, non-SSE answer small enough to hold in memory. */
+function completeAndSmall(res: BackendResponse): boolean {
+  const len = Number(res.header('content-length'));
+  return Number.isFinite(len) && len <= BUFFER_LIMIT && !(res.header('content-type') ?? '').includes('text/event-stream');
+}
 
 function copyHeaders(from: BackendResponse, reply: FastifyReply): void {
   for (const h of FORWARD_RESPONSE) {
@@ -78,11 +101,17 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     return b;
   };
 
+  // The resolved URL of an SSE server is its SSE endpoint: streamable-HTTP traffic sent there gets the backend's 404 page.
+  const streamable = (b: GatewayBackend, server: string): GatewayBackend => {
+    if (b.transport === 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks MCP over SSE; connect to /${server}/sse`);
+    return b;
+  };
+
   const checkCalls = (request: FastifyRequest, server: string, body: unknown) => {
     const calls = rpcCalls(body);
     for (const c of calls) {
       if (!opts.allowed(request, server, c.method, c.tool)) {
-        throw forbidden('SB_ERR_GATEWAY_DENIED', `Access denied to ${server}.${c.tool ? `${c.method}:${c.tool}` : c.method}`);
+        throw forbidden('SB_ERR_GATEWAY_DENIED', `Access denied to ${server}.${c.tool ? `${c.method}:${c.tool}` : c.method}: the token's scopes do not grant ${c.tool ? `tool '${c.tool}'` : `method '${c.method}'`} on /${server} (a scope's server_access must list it)`);
       }
     }
     return calls;
@@ -102,9 +131,10 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
 
   app.post('/:server/mcp', { schema: { ...schema, summary: 'MCP streamable HTTP through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
-    const b = await backendFor(request, server);
+    const b = streamable(await backendFor(request, server), server);
     const calls = checkCalls(request, server, request.body);
     const res = await backendRequest(b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    refuseBackendAuth(res, server);
     reply.status(res.status);
     copyHeaders(res, reply);
     const listIds = new Set(calls.filter((c) => c.method === 'tools/list').map((c) => c.id));
@@ -113,15 +143,24 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
       const text = await res.text();
       const allowed = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
       const ct = res.header('content-type') ?? '';
-      return reply.send(ct.includes('text/event-stream') ? filterToolsSse(text, listIds, allowed) : filterToolsJson(text, listIds, allowed));
+      try {
+        return reply.send(ct.includes('text/event-stream') ? filterToolsSse(text, listIds, allowed) : filterToolsJson(text, listIds, allowed));
+      } catch (err) {
+        // Unfilterable means unsafe to pass on (it could list tools the caller may not call).
+        throw badGateway('SB_ERR_GATEWAY_BACKEND_INVALID', `The backend of /${server} answered tools/list with a body that is not JSON`, err);
+      }
     }
+    // A small answer of known length is one complete message, not a stream: sent as
+    // bytes it costs one socket write, where piping costs stream plumbing and chunked framing.
+    if (completeAndSmall(res)) return reply.send(await res.bytes());
     return reply.send(res.body);
   });
 
   app.get('/:server/mcp', { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
-    const b = await backendFor(request, server);
+    const b = streamable(await backendFor(request, server), server);
     const res = await backendRequest(b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    refuseBackendAuth(res, server);
     reply.status(res.status);
     copyHeaders(res, reply);
     return reply.send(res.body);
@@ -129,8 +168,9 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
 
   app.delete('/:server/mcp', { schema: { ...noBody, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
-    const b = await backendFor(request, server);
+    const b = streamable(await backendFor(request, server), server);
     const res = await backendRequest(b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    refuseBackendAuth(res, server);
     return reply.status(res.status).send(await res.text());
   });
 
@@ -160,8 +200,10 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
           if (/^event: ?endpoint$/m.test(ev)) {
             const data = /^data: ?(.*)$/m.exec(ev)?.[1]?.trim() ?? '';
             const backendUrl = new URL(data, b.url);
-            const sid = backendUrl.searchParams.get('sessionId') ?? backendUrl.search;
-            sseSessions.set(sid, { target: backendUrl.toString(), owner: request.user?.username, listIds: new Set() });
+            // Our own id, not the backend's: two backends may issue the same ids, and a
+            // session id posted under another server's path must not reach this backend.
+            const sid = randomUUID();
+            sseSessions.set(sid, { server, target: backendUrl.toString(), owner: request.user?.username, listIds: new Set() });
             owned.push(sid);
             ctl.enqueue(`event: endpoint\ndata: /${server}/messages?sessionId=${encodeURIComponent(sid)}\n\n`);
             continue;
@@ -191,12 +233,13 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const b = await backendFor(request, server);
     const calls = checkCalls(request, server, request.body);
     const session = sseSessions.get((request.query as { sessionId: string }).sessionId);
-    if (!session) throw notFound('SB_ERR_GATEWAY_SESSION', 'Unknown SSE session; connect to /sse first');
+    if (!session || session.server !== server) throw notFound('SB_ERR_GATEWAY_SESSION', `Unknown SSE session for /${server}; connect to /${server}/sse first and post to the endpoint it announces`);
     if (session.owner !== request.user?.username) throw forbidden('SB_ERR_GATEWAY_SESSION_OWNER', 'This SSE session belongs to another caller');
     const refused = await opts.blockedAddress?.(session.target);
     if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`);
     for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
     const res = await backendRequest(session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    refuseBackendAuth(res, server);
     return reply.status(res.status).send(await res.text());
   });
 
