@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
-import { adminBasic, asUser, withScope } from '../helpers/registry-auth.ts';
+import { adminBasic, asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 
@@ -155,4 +155,60 @@ t.test('UI family with the session cookie: CSRF token required on form posts, of
   t.equal((await app.inject({ method: 'POST', url: '/api/edit/weather', headers: { ...FORM, ...cookie }, payload: form({ description: 'x', csrf_token: fromForm! }) })).statusCode, 303);
   t.equal((await app.inject({ method: 'POST', url: '/toggle/weather', headers: { ...FORM, ...cookie, 'x-csrf-token': csrf }, payload: form({}) })).json().is_enabled, false);
   t.notMatch((await app.inject({ url: '/api/edit/weather', headers: admin })).body, /csrf_token/, 'bearer callers need no token');
+});
+
+t.test('internal register updates the scope definitions; groups endpoints grant and revoke through the group scopes', async (t) => {
+  const { app, admin, basic } = await setup(t);
+  const post = (url: string, headers: Record<string, string>, fields: Record<string, string>) => app.inject({ method: 'POST', url, headers: { ...FORM, ...headers }, payload: form(fields) });
+  const rpc = (method: string, name?: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: name ? { name } : {} });
+  const validate = (headers: Record<string, string>, server: string) =>
+    app.inject({ url: '/validate', headers: { ...headers, 'x-original-url': `/${server}/mcp`, 'x-body': rpc('tools/call', 'forecast') } });
+  // A member of the group the unrestricted scope maps (an IdP group, mapped at each request).
+
+  const wide = { authorization: `Bearer ${await mintToken(app, { username: 'uma', groups: ['mcp-servers-unrestricted'] })}` };
+  const wideUser = await app.inject({ url: '/api/auth/me', headers: wide });
+  t.same(wideUser.json().scopes, ['mcp-servers-unrestricted']);
+
+  t.equal((await validate(wide, 'weather')).statusCode, 403, 'before registration');
+  const reg = await post('/api/internal/register', basic, weather);
+  t.equal(reg.statusCode, 201, reg.body);
+  t.same(reg.json().scopes_updated, ['mcp-servers-unrestricted']);
+  t.match(registryAuthOf(app).scopes.get('mcp-servers-unrestricted')!.server_access, [{ server: 'weather', methods: ['all'], tools: ['all'] }]);
+  t.equal((await validate(wide, 'weather')).statusCode, 200, 'the same (cached) token now reaches the server and its tools');
+  t.same((await app.inject({ url: '/api/servers', headers: wide })).json().servers.map((s: { path: string }) => s.path), ['/weather']);
+  t.equal((await validate(admin, 'weather')).statusCode, 200, 'admins reach it through their wildcard');
+
+  // Programmatic registration does not touch the scope definitions (only the internal endpoint does, spec 4.5).
+  t.equal((await post('/api/servers/register', admin, { ...weather, path: '/other' })).statusCode, 201);
+  t.equal((await validate(wide, 'other')).statusCode, 403);
+
+  // Removing the server takes it out of the scopes again: a server registered later at that path starts with no grants.
+  t.equal((await post('/api/internal/remove', basic, { service_path: '/weather' })).statusCode, 200);
+  t.same(registryAuthOf(app).scopes.get('mcp-servers-unrestricted')!.server_access, []);
+  t.equal((await post('/api/servers/register', admin, weather)).statusCode, 201);
+  t.equal((await validate(wide, 'weather')).statusCode, 403);
+
+  // Groups with a scope document grant their members the server; other group names stay labels.
+  t.equal((await post('/api/internal/create-group', basic, { group_name: 'data-team' })).statusCode, 201);
+  const member = { authorization: `Bearer ${await mintToken(app, { username: 'dan', groups: ['data-team'] })}` };
+  for (const [add, remove, headers] of [
+    ['/api/internal/add-to-groups', '/api/internal/remove-from-groups', basic],
+    ['/api/servers/groups/add', '/api/servers/groups/remove', admin],
+  ] as const) {
+    t.equal((await validate(member, 'weather')).statusCode, 403, `${add}: not yet`);
+    const added = await post(add, headers, { server_name: 'weather', group_names: 'data-team, just-a-label' });
+    t.equal(added.statusCode, 200, added.body);
+    t.same(added.json().scopes_updated, ['data-team']);
+    t.same(added.json().groups, ['data-team', 'just-a-label']);
+    t.equal((await validate(member, 'weather')).statusCode, 200, `${add}: members reach the server`);
+    const removed = await post(remove, headers, { server_name: 'weather', group_names: 'data-team' });
+    t.same(removed.json().scopes_updated, ['data-team']);
+    t.equal((await validate(member, 'weather')).statusCode, 403, `${remove}: revoked`);
+    await post(remove, headers, { server_name: 'weather', group_names: 'just-a-label' });
+  }
+
+  // Deleting through the programmatic API also drops API-added grants.
+  await post('/api/servers/groups/add', admin, { server_name: 'weather', group_names: 'data-team' });
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/servers/weather', headers: admin })).statusCode, 200);
+  t.notOk(registryAuthOf(app).scopes.get('data-team')!.server_access.some((r) => 'server' in r && r.server === 'weather'));
 });

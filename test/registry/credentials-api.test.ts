@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
 import { adminBasic, asUser, withScope } from '../helpers/registry-auth.ts';
@@ -151,31 +152,15 @@ t.test('no endpoint that returns a server ever returns the credential or its cip
 });
 
 t.test('credential changes are logged with user and scheme, never the credential', async (t) => {
-  // pino writes to fd 1 through sonic-boom (fs.write or fs.writeSync); capture those writes for this test.
-  const fs = (await import('node:fs')).default as unknown as Record<string, (...a: unknown[]) => unknown>;
+  // The app logs to a stream of ours, so the test sees exactly what an operator's log would hold.
   const lines: string[] = [];
-  const text = (d: unknown) => (typeof d === 'string' ? d : Buffer.isBuffer(d) ? d.toString('utf8') : undefined);
-  const originalSync = fs.writeSync;
-  const originalAsync = fs.write;
-  fs.writeSync = (fd: unknown, data: unknown, ...rest: unknown[]) => {
-    const s = fd === 1 ? text(data) : undefined;
-    if (s === undefined) return originalSync(fd, data, ...rest);
-    lines.push(s);
-    return Buffer.byteLength(s);
-  };
-  fs.write = (fd: unknown, data: unknown, ...rest: unknown[]) => {
-    const s = fd === 1 ? text(data) : undefined;
-    if (s === undefined) return originalAsync(fd, data, ...rest);
-    lines.push(s);
-    const cb = rest.reverse().find((x) => typeof x === 'function') as ((e: null, n: number) => void) | undefined;
-    if (cb) process.nextTick(cb, null, Buffer.byteLength(s));
-    return undefined;
-  };
-  t.teardown(() => {
-    fs.writeSync = originalSync;
-    fs.write = originalAsync;
+  const logStream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
   });
-  const app = await makeApp(t, {}, { logLevel: 'info' });
+  const app = await makeApp(t, {}, { logLevel: 'info', logStream });
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
   await app.inject({ method: 'POST', url: '/api/servers/register', headers: { ...FORM, ...admin }, payload: form({ ...weather, auth_scheme: 'bearer', auth_credential: SECRET }) });
   await app.inject({ method: 'PATCH', url: '/api/servers/weather/auth-credential', headers: admin, payload: { auth_scheme: 'api_key', auth_credential: `${SECRET}-rotated` } });

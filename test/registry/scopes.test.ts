@@ -199,3 +199,20 @@ t.test('groups over HTTP Basic', async (t) => {
     t.ok(registryAuthOf(app).scopes.has('mcp-registry-admin'));
   });
 });
+
+t.test('a periodic reload that finds nothing new keeps cached token contexts valid; a change invalidates them', async (t) => {
+  const app = await makeApp(t);
+  const { scopes, authenticator } = registryAuthOf(app);
+  const token = await mintToken(app, { username: 'kim', scopes: ['mcp-registry-user'] });
+  const headers = { authorization: `Bearer ${token}` };
+  t.equal((await app.inject({ url: '/api/auth/me', headers })).statusCode, 200);
+  const cached = authenticator.identifyCached(headers);
+  t.ok(cached?.user, 'the verified token is cached');
+  const before = scopes.version;
+  await scopes.reload();
+  t.equal(scopes.version, before, 'nothing changed: same version');
+  t.equal(authenticator.identifyCached(headers)?.user, cached!.user, 'the cached context is still served');
+  await scopes.put({ ...scopes.get('mcp-registry-user')!, description: 'changed' });
+  t.ok(scopes.version > before, 'a change bumps the version');
+  t.equal(authenticator.identifyCached(headers), undefined, 'and the cached context is rebuilt on next use');
+});

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
-import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
+import { adminBasic, asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -176,6 +176,10 @@ t.test('concurrent writes to one server are serialised, none is lost', async (t)
   const { app, admin, register } = await setup(t);
   await register(admin, weather);
   const servers = catalogOf(app).servers;
+  // The health checker probes a new server at once (127.0.0.1:9 refuses): let its write land first,
+  // so that the writes below are the only ones racing and the expected end state is theirs.
+  for (let i = 0; i < 400 && servers.get('/weather')!.last_checked_iso === null; i++) await new Promise((r) => setTimeout(r, 25));
+  t.not(servers.get('/weather')!.last_checked_iso, null, 'the registration check has landed');
   await Promise.all([
     servers.setEnabled('/weather', false),
     servers.updateHealth('/weather', { health_status: 'healthy', last_checked_iso: new Date().toISOString(), tools: [{ name: 'a' }] }),
@@ -190,4 +194,47 @@ t.test('concurrent writes to one server are serialised, none is lost', async (t)
   t.same(s.tools.map((x) => x.name), ['a']);
   t.same(s.groups.sort(), ['g1', 'g2']);
   t.equal(catalogOf(app).ratings.view('server:/weather').num_ratings, 2);
+});
+
+t.test('link-local and metadata backends are refused at every register, update and edit endpoint unless the config allows them', async (t) => {
+  const { app, admin, register } = await setup(t);
+  await register(admin, weather);
+  const basic = adminBasic(app);
+  const blocked = [
+    'http://169.254.169.254/latest/meta-data',
+    'http://169.254.10.1:8080/mcp',
+    'http://[fd00:ec2::254]/mcp',
+    'http://[fe80::1]:8080/mcp',
+    'http://metadata.google.internal/computeMetadata/v1',
+  ];
+  const endpoints: Array<[string, string, Record<string, string>, (url: string) => Record<string, string>]> = [
+    ['POST', '/api/servers/register', admin, (u) => ({ ...weather, path: '/new', proxy_pass_url: u })],
+    ['POST', '/api/servers/register', admin, (u) => ({ ...weather, path: '/new', mcp_endpoint: u })],
+    ['POST', '/api/register', admin, (u) => ({ ...weather, path: '/new', proxy_pass_url: u })],
+    ['POST', '/register', admin, (u) => ({ ...weather, path: '/new', proxy_pass_url: u })],
+    ['POST', '/api/internal/register', basic, (u) => ({ ...weather, path: '/new', proxy_pass_url: u })],
+    ['POST', '/api/internal/register', basic, (u) => ({ ...weather, overwrite: 'true', sse_endpoint: u })],
+    ['PUT', '/api/servers/weather', admin, (u) => ({ proxy_pass_url: u })],
+    ['POST', '/api/edit/weather', admin, (u) => ({ name: 'Weather', proxy_pass_url: u })],
+    ['POST', '/edit/weather', admin, (u) => ({ name: 'Weather', proxy_pass_url: u })],
+    ['POST', '/api/servers/weather/versions', admin, (u) => ({ version: 'v9', proxy_pass_url: u })],
+  ];
+  for (const url of blocked) {
+    for (const [method, path, headers, body] of endpoints) {
+      const r = await app.inject({ method: method as 'POST', url: path, headers: { ...FORM, ...headers }, payload: form(body(url)) });
+      t.equal(r.statusCode, 400, `${method} ${path} with ${url}: ${r.body}`);
+      t.equal(r.json().code, 'SB_ERR_REGISTRY_BLOCKED_ADDRESS');
+      t.match(r.json().detail, /allow_link_local_backends/, 'the detail says how to fix it');
+    }
+  }
+  const s = catalogOf(app).servers;
+  t.notOk(s.get('/new'), 'nothing was registered');
+  t.equal(s.get('/weather')!.proxy_pass_url, 'http://127.0.0.1:9/mcp', 'nothing was changed');
+  t.same(s.get('/weather')!.versions.map((v) => v.version), ['v1.0.0']);
+  // Loopback and private backends are ordinary (local development, a cluster network).
+  t.equal((await register(admin, { ...weather, path: '/private', proxy_pass_url: 'http://10.1.2.3:8000/mcp' })).statusCode, 201);
+
+  const allowed = await setup(t, { registry: { allow_link_local_backends: true } });
+  const ok = await allowed.register(allowed.admin, { ...weather, path: '/meta', proxy_pass_url: 'http://169.254.10.1:8080/mcp' });
+  t.equal(ok.statusCode, 201, ok.body);
 });

@@ -55,7 +55,10 @@ t.test('/validate', async (t) => {
   });
 
   t.test('server name is the path without /mcp, /sse, /messages', async (t) => {
-    for (const [url, name] of [['/currenttime/mcp', 'currenttime'], ['/currenttime/sse', 'currenttime'], ['/currenttime/messages/?session_id=1', 'currenttime'], ['/currenttime', 'currenttime']]) {
+    for (const [url, name] of [['/currenttime/mcp', 'currenttime'], ['/currenttime/sse', 'currenttime'], ['/currenttime/messages/?session_id=1', 'currenttime'], ['/currenttime', 'currenttime'],
+      // Absolute forms: plain ones are read directly, unusual ones (dot segments, credentials, encodings) by the URL parser.
+      ['https://edge.example:8443/currenttime/mcp?x=1#f', 'currenttime'], ['http://[::1]:80/currenttime/sse', 'currenttime'],
+      ['https://edge.example/other/../currenttime/mcp', 'currenttime'], ['https://u:p@edge.example/currenttime/mcp', 'currenttime']]) {
       const res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-uri': url, 'x-body': rpc('tools/list') });
       t.equal(res.statusCode, 200, url);
       t.equal(res.headers['x-server-name'], name, url);
@@ -67,6 +70,17 @@ t.test('/validate', async (t) => {
     t.equal(res.statusCode, 200);
     t.equal(res.json().server_name, null);
     t.equal(res.json().method, 'GET');
+  });
+
+  t.test('the registry paths outside /api (v0, well-known, older pages) are no MCP servers; with an MCP suffix they are', async (t) => {
+    // rita may reach one server only: judging /v0/servers as a server named "v0/servers" would refuse her the catalog.
+    for (const url of ['/v0/servers', '/v0/servers/io.switchboard%2Fcurrenttime/versions', '/.well-known/mcp-servers', '/health', '/toggle/currenttime', '/edit/currenttime', '/refresh/currenttime', '/register']) {
+      const res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': url, 'x-original-method': 'GET' });
+      t.equal(res.statusCode, 200, url);
+      t.equal(res.json().server_name, null, url);
+    }
+    const res = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': '/edit/mcp', 'x-body': rpc('tools/list') });
+    t.equal(res.statusCode, 403, 'a server named "edit" is still judged as one');
   });
 
   t.test('token sources: X-Authorization wins over Authorization; session cookie last', async (t) => {
@@ -133,9 +147,16 @@ t.test('/validate', async (t) => {
     t.equal((await h('/currenttime2/mcp', rpc('tools/list'))).statusCode, 403, 'a prefix-sharing server');
     t.equal((await h('/api/servers/fininfo')).statusCode, 403, 'another server by API');
     t.equal((await h('/api/agents/currenttime')).statusCode, 403, 'an agent with the same id');
-    for (const p of ['/api/tokens/generate', '/api/admin/tokens', '/api/internal/list', '/api/search/semantic', '/api/federation/sync', '/api/config', '/api/peers', '/api/registry/x', '/v0/servers', '/api/auth/logout', '/api/auth/providers', '/api/scopes', '/api/servers']) {
+    for (const p of ['/api/tokens/generate', '/api/admin/tokens', '/api/internal/list', '/api/search/semantic', '/api/federation/sync', '/api/config', '/api/peers', '/api/registry/x', '/v0/servers', '/api/auth/logout', '/api/scopes', '/api/servers', '/toggle/fininfo', '/edit/fininfo']) {
       const res = await h(p);
       t.equal(res.statusCode, 403, p);
+    }
+    t.equal((await h('/toggle/currenttime')).statusCode, 200, 'the older per-server pages of its own server');
+    t.equal((await h('/refresh/currenttime')).statusCode, 200);
+    t.equal((await h('/refresh/fininfo')).statusCode, 403);
+    // Public endpoints answer the same with or without a token: a bound one is ignored there, not refused.
+    for (const p of ['/.well-known/mcp-servers', '/health', '/api/auth/providers', '/api/auth/login', '/login']) {
+      t.equal((await h(p)).statusCode, 200, `${p} is public`);
     }
     const agentBound = await mintToken(app, { username: 'ada', scopes: ['mcp-registry-admin'], resource: { type: 'agent', id: 'code-reviewer' } });
     let res = await validate({ authorization: `Bearer ${agentBound}`, 'x-original-url': '/api/agents/code-reviewer' });

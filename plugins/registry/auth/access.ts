@@ -1,6 +1,7 @@
 import { SwitchboardError, forbidden } from '../../../core/errors.ts';
 import type { FastifyRequest } from 'fastify';
 import type { UiPermission, UserContext } from './context.ts';
+import { resourceKey } from './resource-binding.ts';
 
 /** The require* helpers take the request (better 401 details) or a UserContext. */
 export type Subject = UserContext | FastifyRequest | undefined;
@@ -26,7 +27,7 @@ export function normalizePath(p: string): string {
 /** A resource-bound token may only touch its own resource. */
 export function boundTo(user: UserContext, resourcePath: string): boolean {
   if (!user.resource) return true;
-  return normalizePath(user.resource.id) === normalizePath(resourcePath);
+  return resourceKey(user.resource.type, user.resource.id) === resourceKey(user.resource.type, resourcePath);
 }
 
 function listGrants(list: string[] | undefined, resourcePath?: string): boolean {

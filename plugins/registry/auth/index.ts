@@ -5,7 +5,9 @@ import { forbidden } from '../../../core/errors.ts';
 import { Authenticator, type Identified } from './identify.ts';
 import { buildIdpVerifier, type Idp } from './idp.ts';
 import { loadAdminCredentials, loadSecretKey } from './keys.ts';
-import { boundPathAllowed } from './resource-binding.ts';
+import { boundPathAllowed, isPublicPath } from './resource-binding.ts';
+import type { UserContext } from './context.ts';
+import type { ResourceType } from './self-tokens.ts';
 import { ScopeStore, readScopeFiles } from './scope-store.ts';
 import { checkCsrf } from './csrf.ts';
 import { authSettings, type AuthSettings } from './settings.ts';
@@ -21,6 +23,13 @@ export interface RegistryAuth {
   authenticator: Authenticator;
   scopes: ScopeStore;
   idp?: Idp;
+  /**
+   * Set by the catalog: may `user` see this registered resource? Undefined when
+   * the catalog does not hold it. Token minting (spec 4.4 rule 7) asks it first,
+   * so a bound token follows the catalog's own visibility rules (private skills,
+   * server groups), and falls back to the scopes for resources not registered.
+   */
+  resourceVisible?: (user: UserContext, type: ResourceType, id: string) => boolean | undefined;
 }
 
 const byContext = new WeakMap<object, RegistryAuth>();
@@ -70,17 +79,20 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
 
   const apply = (request: FastifyRequest, who: Identified): void => {
+    const bound = who.user?.resource;
+    if (bound) {
+      const path = request.url.split('?')[0];
+      // Public endpoints ignore a bound token (the request goes on as anonymous); see isPublicPath.
+      if (isPublicPath(path)) return;
+      // /validate judges the original request, not itself.
+      if (path !== '/validate' && !boundPathAllowed(bound, path)) {
+        throw forbidden('SB_ERR_TOKEN_RESOURCE_BOUND', `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}; use a token without a resource binding`);
+      }
+    }
     request.authSource = who.source;
     if (who.user) request.user = who.user;
     if (who.failure) request.authFailure = who.failure;
     if (who.session) request.session = who.session;
-    const bound = who.user?.resource;
-    if (!bound) return;
-    const path = request.url.split('?')[0];
-    // /validate judges the original request, not itself.
-    if (path !== '/validate' && !boundPathAllowed(bound, path)) {
-      throw forbidden('SB_ERR_TOKEN_RESOURCE_BOUND', `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}`);
-    }
   };
 
   // Callback style so a cached token costs no promise (the /validate hot path).

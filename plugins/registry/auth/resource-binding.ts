@@ -44,8 +44,23 @@ const FORBIDDEN_FAMILIES = [
   '/login',
   '/logout',
   '/oauth2',
-  '/.well-known/mcp-servers',
 ];
+
+/**
+ * Endpoints the spec marks public (4.8 and 5.4: well-known, login, providers
+ * list, health; the older login pages of 4.9). They answer the same with or
+ * without credentials, so a bound token there is ignored, not refused:
+ * refusing protects nothing (the holder can drop the header) and breaks
+ * clients that attach their token to every call, e.g. an MCP client reading
+ * /.well-known/mcp-servers. Rule 6 limits what a bound token can authorise;
+ * these endpoints authorise nothing.
+ */
+const PUBLIC_PATHS = new Set(['/.well-known/mcp-servers', '/health', '/api/auth/providers', '/api/auth/login', '/login']);
+const PUBLIC_PREFIXES = ['/api/auth/auth/', '/auth/'];
+
+export function isPublicPath(path: string): boolean {
+  return PUBLIC_PATHS.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
+}
 
 const MCP_SUFFIX = /\/(mcp|sse|messages)(\/.*)?$/;
 
@@ -53,10 +68,19 @@ function underPrefix(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
 }
 
+/**
+ * The registry's own paths outside /api (discovery, login pages, the older
+ * unprefixed family, ops). Without an MCP suffix they address the registry,
+ * not an MCP server: /validate must not judge `/v0/servers` as a server named
+ * "v0/servers" (a user limited to one server would be refused the catalog).
+ */
+const REGISTRY_PATHS = ['/v0', '/v0.1', '/.well-known', '/health', '/healthz', '/readyz', '/metrics', '/docs', '/openapi.json', '/validate', '/login', '/logout', '/register', '/toggle', '/edit', '/refresh', '/auth', '/ws'];
+
 /** The server an MCP path addresses: the path without its /mcp, /sse or /messages suffix. */
 export function serverNameOf(path: string): string | undefined {
   if (path.startsWith('/api/') || path === '/api') return undefined;
   const m = MCP_SUFFIX.exec(path);
+  if (!m && REGISTRY_PATHS.some((p) => underPrefix(path, p))) return undefined;
   const base = (m ? path.slice(0, m.index) : path).replace(/^\/+|\/+$/g, '');
   return base || undefined;
 }
@@ -69,12 +93,28 @@ const RESOURCE_ROUTES: Array<{ prefixes: string[]; types: Array<NonNullable<User
   { prefixes: ['/api/skills'], types: ['skill'] },
 ];
 
+/** The older unprefixed family's per-server routes (spec 4.9): `/toggle/<server>`, `/edit/<server>`, `/refresh/<server>`. */
+const LEGACY_SERVER_ROUTES = ['/toggle', '/edit', '/refresh'];
+
+/** Skill ids may name the skill (`pdf-tools`) or its path (`skills/pdf-tools`); both bind the same skill. */
+export function resourceKey(type: NonNullable<UserContext['resource']>['type'], id: string): string {
+  const n = id.replace(/^\/+|\/+$/g, '');
+  return type === 'skill' ? n.replace(/^skills\//, '') : n;
+}
+
+function addresses(type: NonNullable<UserContext['resource']>['type'], rest: string, id: string): boolean {
+  const r = resourceKey(type, rest);
+  const want = resourceKey(type, id);
+  return r === want || r.startsWith(`${want}/`);
+}
+
 /**
  * May a token bound to `resource` be used on `path` (no query string)? Only
- * paths addressing that very resource, and /api/auth/me.
+ * paths addressing that very resource, /api/auth/me, and public endpoints
+ * (where the token is ignored).
  */
 export function boundPathAllowed(resource: NonNullable<UserContext['resource']>, path: string): boolean {
-  if (path === '/api/auth/me') return true;
+  if (path === '/api/auth/me' || isPublicPath(path)) return true;
   if (FORBIDDEN_FAMILIES.some((p) => underPrefix(path, p))) return false;
   const id = resource.id;
   if (path.startsWith('/api/')) {
@@ -82,12 +122,14 @@ export function boundPathAllowed(resource: NonNullable<UserContext['resource']>,
       for (const prefix of r.prefixes) {
         if (!underPrefix(path, prefix)) continue;
         if (!r.types.includes(resource.type)) return false;
-        const rest = path.slice(prefix.length).replace(/^\/+/, '');
-        return rest === id || rest.startsWith(`${id}/`);
+        return addresses(resource.type, path.slice(prefix.length).replace(/^\/+/, ''), id);
       }
     }
     return false;
   }
   if (resource.type !== 'server' && resource.type !== 'virtual_server') return false;
+  for (const prefix of LEGACY_SERVER_ROUTES) {
+    if (path.startsWith(`${prefix}/`)) return addresses(resource.type, path.slice(prefix.length + 1), id);
+  }
   return serverNameOf(path) === id;
 }

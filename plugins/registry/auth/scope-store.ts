@@ -24,6 +24,12 @@ export const ScopeDocument = Type.Object({
   ui_permissions: Type.Record(Type.String(), Type.Array(Type.String())),
   /** Loaded from scopes/*.json: the scope and its groups cannot be deleted through the API. */
   system: Type.Optional(Type.Boolean()),
+  /**
+   * Servers registered through POST /api/internal/register are added to this
+   * scope (all methods and tools), as the reference adds them to its
+   * "unrestricted" scope sections; removed again when the server is removed.
+   */
+  auto_add_registered_servers: Type.Optional(Type.Boolean()),
 });
 export type ScopeDocument = Static<typeof ScopeDocument>;
 
@@ -72,8 +78,9 @@ export class ScopeStore {
   private grantsCache = new Map<string, Grants>();
   private loadedAt = 0;
   private reloading?: Promise<void>;
-  /** Bumped on every reload so cached user contexts can tell they are stale. */
+  /** Bumped on every reload that changed something, so cached user contexts can tell they are stale. */
   version = 0;
+  private signature = '';
 
   constructor(store: Store, private readonly maxAgeMs = 10_000) {
     this.col = store.collection<ScopeDocument>('registry_scopes');
@@ -97,6 +104,14 @@ export class ScopeStore {
   async reload(): Promise<void> {
     const docs = new Map<string, ScopeDocument>();
     for await (const [id, doc] of this.col.entries()) docs.set(id, doc);
+    // The periodic reload mostly finds nothing new: keep the version then, so cached
+    // token contexts (and what /validate built from them) stay valid.
+    const signature = JSON.stringify([...docs].sort(([a], [b]) => a.localeCompare(b)));
+    if (signature === this.signature) {
+      this.loadedAt = Date.now();
+      return;
+    }
+    this.signature = signature;
     const byGroup = new Map<string, string[]>();
     for (const doc of docs.values()) {
       for (const g of doc.group_mappings) byGroup.set(g, [...(byGroup.get(g) ?? []), doc._id]);
@@ -159,6 +174,29 @@ export class ScopeStore {
     }
     await this.reload();
     return missing;
+  }
+
+  /** Scopes that receive every server registered through the internal register endpoint. */
+  autoAddScopes(): string[] {
+    return this.list().filter((d) => d.auto_add_registered_servers).map((d) => d._id);
+  }
+
+  /**
+   * A server was removed: drop the rules the API added for it everywhere, so a
+   * new server registered later at the same path inherits no one's access.
+   * Rules written in scope files stay (the operator wrote them by name).
+   */
+  async removeServerEverywhere(server: string): Promise<string[]> {
+    const name = server.replace(/^\/+|\/+$/g, '');
+    const changed: string[] = [];
+    for (const doc of this.docs.values()) {
+      const kept = doc.server_access.filter((r) => !('server' in r) || r.source !== 'api' || r.server.replace(/^\/+|\/+$/g, '') !== name);
+      if (kept.length === doc.server_access.length) continue;
+      await this.col.set(doc._id, { ...doc, server_access: kept });
+      changed.push(doc._id);
+    }
+    if (changed.length) await this.reload();
+    return changed;
   }
 
   /** remove-from-groups: drop the server's rules from each group's scope. */

@@ -1,6 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import { forbidden, SwitchboardError } from '../../../core/errors.ts';
-import { boundTo, canAccessServer, hasPermission, normalizePath, requireUser } from '../auth/access.ts';
+import { forbidden } from '../../../core/errors.ts';
+import { boundTo, canAccessServer, hasPermission, normalizePath, requireBasicAdmin, requireUser } from '../auth/access.ts';
 import type { UiPermission, UserContext } from '../auth/context.ts';
 import type { AgentRecord, ServerRecord, SkillRecord } from './records.ts';
 
@@ -60,17 +59,8 @@ export function requireCredentialRight(user: UserContext, path: string): void {
   }
 }
 
-/** /api/internal/* answers only HTTP Basic with the local admin's credentials. */
-export function requireBasicAdmin(request: FastifyRequest): UserContext {
-  const user = request.user;
-  if (!user || user.auth_method !== 'basic') {
-    throw new SwitchboardError(401, 'SB_ERR_REGISTRY_BASIC_REQUIRED', 'Internal endpoints need HTTP Basic with the admin credentials (ADMIN_USER / ADMIN_PASSWORD)', {
-      headers: { 'www-authenticate': 'Basic realm="switchboard"' },
-    });
-  }
-  if (!user.is_admin) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', 'Internal endpoints are for the administrator');
-  return user;
-}
+/** /api/internal/* answers only HTTP Basic with the local admin's credentials: one check (and one 401) for the whole family. */
+export { requireBasicAdmin };
 
 /**
  * Agents: public and internal cards are visible to callers holding list_agents

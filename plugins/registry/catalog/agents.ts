@@ -22,10 +22,11 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
   const { catalog } = fastify;
   const agents = catalog.agents.index;
 
-  const find = (user: UserContext, raw: string): AgentRecord => {
+  /** The agent, when the caller may see it, or holds `actingBy` on it (a toggle grant needs no separate read grant). */
+  const find = (user: UserContext, raw: string, actingBy?: 'toggle_service'): AgentRecord => {
     const a = agents.get(normalizeAgentPath(raw));
     if (!a) throw notFound('SB_ERR_REGISTRY_AGENT_NOT_FOUND', `No agent is registered at /${raw}`);
-    if (!agentVisible(user, a)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to agent ${a.path}`);
+    if (!agentVisible(user, a) && !(actingBy && can(user, actingBy, a.path))) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to agent ${a.path}`);
     return a;
   };
 
@@ -106,7 +107,7 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
     },
   }, async (request) => {
     const user = currentUser(request);
-    const a = find(user, request.params.agent);
+    const a = find(user, request.params.agent, 'toggle_service');
     if (!can(user, 'toggle_service', a.path)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Permission 'toggle_service' is required on ${a.path}`);
     const next = { ...a, is_enabled: request.query.enabled, updated_at: new Date().toISOString() };
     await agents.set(a.path, next);

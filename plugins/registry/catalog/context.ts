@@ -7,6 +7,7 @@ import type { CredentialAuditLog } from './credentials.ts';
 import type { Ratings } from './ratings.ts';
 import type { ScanHook } from './scan.ts';
 import type { ServerRepository } from './servers.ts';
+import type { BackendGuard } from '../health/guard.ts';
 import type { SkillRepository } from './skills-repo.ts';
 import { isAdmin } from './access.ts';
 
@@ -23,6 +24,8 @@ export interface Catalog {
   ratings: Ratings;
   audit: CredentialAuditLog;
   scanner: ScanHook;
+  /** Refuses link-local and metadata backends at registration (the same guard health and the gateway use). */
+  guard: BackendGuard;
 }
 
 declare module 'fastify' {

@@ -11,6 +11,10 @@ import { Ratings } from './ratings.ts';
 import { passingScan } from './scan.ts';
 import { ServerRepository } from './servers.ts';
 import { SkillRepository } from './skills-repo.ts';
+import { BackendGuard, allowLinkLocalBackends } from '../health/guard.ts';
+import { registryAuthOf } from '../auth/index.ts';
+import { resourceKey } from '../auth/resource-binding.ts';
+import { agentVisible, serverVisible, skillVisible } from './access.ts';
 import serversApi from './servers-api.ts';
 import uiRoutes from './ui.ts';
 import legacyRoutes from './legacy.ts';
@@ -38,10 +42,27 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
   const ratings = new Ratings(store);
   // One after another: the SQLite store shares one scan statement, so concurrent listings fail ('statement is busy').
   for (const load of [servers.load, agents.load, skills.load, () => ratings.index.load()]) await load();
-  const catalog: Catalog = { config, fernet, servers, agents, skills, ratings, audit, scanner: passingScan };
+  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
+  const catalog: Catalog = { config, fernet, servers, agents, skills, ratings, audit, scanner: passingScan, guard };
   servers.scanner = () => catalog.scanner;
   app.decorate('catalog', catalog);
   rememberCatalog(app, catalog);
+  // Token minting (spec 4.4 rule 7) follows the catalog's visibility for the resources it holds.
+  registryAuthOf(app).resourceVisible = (user, type, id) => {
+    if (type === 'server') {
+      const s = servers.get(`/${id}`);
+      return s ? serverVisible(user, s) : undefined;
+    }
+    if (type === 'agent') {
+      const a = agents.index.get(`/${id}`);
+      return a ? agentVisible(user, a) : undefined;
+    }
+    if (type === 'skill') {
+      const k = skills.index.get(`/skills/${resourceKey('skill', id)}`);
+      return k ? skillVisible(user, k) : undefined;
+    }
+    return undefined;
+  };
 
   await app.register(async (scope) => {
     // Replicas sharing a Redis store reload a collection another replica changed (see repository.ts).

@@ -6,6 +6,8 @@ import { requireBasicAdmin } from './access.ts';
 import { parseBool, parseTags, ServerBody, type ServerBodyT } from './server-input.ts';
 import { pathParam, registerServer, registrationSummary } from './server-actions.ts';
 import { ErrorResponses } from './shared-schemas.ts';
+import { registryAuthOf } from '../auth/index.ts';
+import { grantServerToGroups, revokeServerFromGroups } from './server-scopes.ts';
 
 /**
  * Internal admin endpoints (spec 4.5), HTTP Basic only. healthcheck belongs to
@@ -29,16 +31,30 @@ const Service = Type.Object({
 });
 const PathForm = Type.Object({ service_path: Type.String({ minLength: 1 }) });
 const GroupsForm = Type.Object({ server_name: Type.String({ minLength: 1 }), group_names: Type.String({ minLength: 1, description: 'Comma-separated' }) });
-const GroupsResult = Type.Object({ message: Type.String(), path: Type.String(), server_name: Type.String(), groups: Type.Array(Type.String()) });
+const GroupsResult = Type.Object({
+  message: Type.String(),
+  path: Type.String(),
+  server_name: Type.String(),
+  groups: Type.Array(Type.String()),
+  scopes_updated: Type.Array(Type.String(), { description: 'Scope documents (named after the groups) whose server_access changed' }),
+});
 
 export default async function internalRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = fastify;
+  const { scopes } = registryAuthOf(fastify);
 
   app.post('/api/internal/register', {
     schema: {
       tags, summary: 'Register (overwrite=true replaces); auto-enables; 201 or 409', body: ServerBody,
-      response: { 201: Type.Object({ message: Type.String(), path: Type.String(), server_name: Type.String(), is_enabled: Type.Boolean(), auth_scheme: Type.String(), auth_header_name: Type.Union([Type.String(), Type.Null()]), auth_credential_encrypted: Type.Boolean() }), ...ErrorResponses },
+      response: {
+        201: Type.Object({
+          message: Type.String(), path: Type.String(), server_name: Type.String(), is_enabled: Type.Boolean(), auth_scheme: Type.String(),
+          auth_header_name: Type.Union([Type.String(), Type.Null()]), auth_credential_encrypted: Type.Boolean(),
+          scopes_updated: Type.Array(Type.String(), { description: 'Scopes marked auto_add_registered_servers that now grant this server' }),
+        }),
+        ...ErrorResponses,
+      },
     },
   }, async (request, reply) => {
     const admin = requireBasicAdmin(request);
@@ -46,7 +62,10 @@ export default async function internalRoutes(fastify: FastifyInstance): Promise<
     const overwrite = parseBool(body.overwrite, 'overwrite') ?? false;
     const { record, created } = await registerServer(catalog, admin, body, { via: 'POST /api/internal/register', overwrite, checkPermission: false });
     const enabled = record.is_enabled || record.tags.includes('security-pending') ? record : await catalog.servers.setEnabled(record.path, true);
-    return reply.status(201).send(registrationSummary(enabled, created));
+    // Spec 4.5: this endpoint also updates the scope definitions (the scopes that take every internally registered server).
+    const scopesUpdated = scopes.autoAddScopes();
+    await scopes.addServerToGroups(record.path, scopesUpdated);
+    return reply.status(201).send({ ...registrationSummary(enabled, created), scopes_updated: scopesUpdated });
   });
 
   app.post('/api/internal/remove', {
@@ -57,6 +76,7 @@ export default async function internalRoutes(fastify: FastifyInstance): Promise<
     if (!catalog.servers.get(path)) throw notFound('SB_ERR_REGISTRY_SERVER_NOT_FOUND', `No server is registered at ${path}`);
     await catalog.servers.delete(path);
     await catalog.ratings.remove(`server:${path}`);
+    await scopes.removeServerEverywhere(path);
     return { message: `Service ${path} removed`, service_path: path };
   });
 
@@ -88,7 +108,8 @@ export default async function internalRoutes(fastify: FastifyInstance): Promise<
       const groups = parseTags(request.body.group_names) ?? [];
       if (!groups.length) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'group_names must name at least one group');
       const next = await catalog.servers.setGroups(s.path, op === 'add-to-groups' ? groups : [], op === 'remove-from-groups' ? groups : []);
-      return { message: `Groups of ${s.path} updated`, path: s.path, server_name: s.server_name, groups: next.groups };
+      const scopesUpdated = op === 'add-to-groups' ? await grantServerToGroups(scopes, s.path, groups) : await revokeServerFromGroups(scopes, s.path, groups);
+      return { message: `Groups of ${s.path} updated`, path: s.path, server_name: s.server_name, groups: next.groups, scopes_updated: scopesUpdated };
     });
   }
 }

@@ -5,7 +5,7 @@ import type { UserContext } from '../auth/context.ts';
 import { requireCan, requireCredentialRight, requireUser, serverVisible } from './access.ts';
 import { touchesCredential } from './credentials.ts';
 import type { ServerRecord } from './records.ts';
-import { parseServerFields, type ServerBodyT } from './server-input.ts';
+import { parseServerFields, type ServerBodyT, type ServerFields } from './server-input.ts';
 import type { RegisterOptions } from './servers.ts';
 
 /** The registration and lookup steps every endpoint family shares (programmatic, UI, internal, older unprefixed). */
@@ -32,6 +32,7 @@ export async function registerServer(
     requireCan(user, 'register_service', path);
     if (touchesCredential(body)) requireCredentialRight(user, path);
   }
+  await refuseBlockedBackends(catalog, fields);
   const { record, created, scan } = await catalog.servers.register(
     { ...fields, path, server_name: fields.server_name!, proxy_pass_url: fields.proxy_pass_url! },
     body,
@@ -39,6 +40,30 @@ export async function registerServer(
     opts,
   );
   return { record, created, scan: scan.summary };
+}
+
+const BACKEND_URL_FIELDS = ['proxy_pass_url', 'mcp_endpoint', 'sse_endpoint'] as const;
+
+/**
+ * Registration-time SSRF guard (every register, update and edit endpoint):
+ * a backend at a link-local or cloud-metadata address is refused with 400
+ * unless `registry.allow_link_local_backends` is true. The health checker and
+ * the gateway judge the address again at use time (a name can be re-pointed);
+ * this check makes the mistake visible to whoever registers it.
+ */
+export async function refuseBlockedBackends(catalog: Catalog, fields: Pick<ServerFields, (typeof BACKEND_URL_FIELDS)[number]>): Promise<void> {
+  for (const field of BACKEND_URL_FIELDS) {
+    const url = fields[field];
+    if (!url) continue;
+    const cls = await catalog.guard.blocked(url);
+    if (cls) {
+      throw badRequest(
+        'SB_ERR_REGISTRY_BLOCKED_ADDRESS',
+        `${field} ${url} reaches a ${cls} address, which the registry refuses as a backend (it could expose cloud credentials); ` +
+          'give the backend address the registry should call instead, or set registry.allow_link_local_backends: true in the config if the backend really lives there',
+      );
+    }
+  }
 }
 
 export function registrationSummary(record: ServerRecord, created: boolean, scan?: Record<string, unknown>) {

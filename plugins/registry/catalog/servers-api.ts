@@ -5,10 +5,12 @@ import { badRequest, forbidden, SwitchboardError } from '../../../core/errors.ts
 import { can, isAdmin, requireCan, requireCredentialRight } from './access.ts';
 import { showBackend } from './context.ts';
 import { RatingBody, RatingView } from './ratings.ts';
-import { currentUser, pathParam, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
+import { currentUser, pathParam, refuseBlockedBackends, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
 import { parseBool, parseServerFields, parseTags, ServerBody, type ServerBodyT } from './server-input.ts';
 import { ServerDetail, serverDetail, versionsOf } from './server-views.ts';
 import { ErrorResponses, Message } from './shared-schemas.ts';
+import { registryAuthOf } from '../auth/index.ts';
+import { grantServerToGroups, revokeServerFromGroups } from './server-scopes.ts';
 
 /** Programmatic server management (spec 4.6; health, refresh, rescan and security-scan belong to later issues). */
 
@@ -42,7 +44,13 @@ const CredentialResult = Type.Object({
 });
 const ToggleResult = Type.Object({ path: Type.String(), is_enabled: Type.Boolean(), message: Type.String() });
 const GroupsBody = Type.Object({ server_name: Type.String(), group_names: Type.Union([Type.String(), Type.Array(Type.String())]), csrf_token: Type.Optional(Type.String()) });
-const GroupsResult = Type.Object({ message: Type.String(), path: Type.String(), server_name: Type.String(), groups: Type.Array(Type.String()) });
+const GroupsResult = Type.Object({
+  message: Type.String(),
+  path: Type.String(),
+  server_name: Type.String(),
+  groups: Type.Array(Type.String()),
+  scopes_updated: Type.Array(Type.String(), { description: 'Scope documents (named after the groups) whose server_access changed' }),
+});
 const VersionBody = Type.Object({
   version: Type.String({ minLength: 1 }),
   proxy_pass_url: Type.Optional(Type.String()),
@@ -54,6 +62,7 @@ const VersionItem = Type.Object({ version: Type.String(), status: Type.String(),
 export default async function serversApi(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = fastify;
+  const { scopes } = registryAuthOf(fastify);
 
   app.post('/api/servers/register', {
     schema: { tags, summary: 'Register an MCP server (form or JSON); needs register_service', body: ServerBody, response: { 201: Registration, ...ErrorResponses } },
@@ -82,16 +91,18 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
 
   for (const op of ['add', 'remove'] as const) {
     app.post(`/api/servers/groups/${op}`, {
-      schema: { tags, summary: `${op === 'add' ? 'Add a server to' : 'Remove a server from'} groups (comma-separated group_names); admin or modify_service`, body: GroupsBody, response: { 200: GroupsResult, ...ErrorResponses } },
+      schema: { tags, summary: `${op === 'add' ? 'Add a server to' : 'Remove a server from'} groups (comma-separated group_names): members of a group with a scope document get (or lose) all its methods and tools; admin only`, body: GroupsBody, response: { 200: GroupsResult, ...ErrorResponses } },
     }, async (request) => {
       const user = currentUser(request);
       const s = catalog.servers.findByName(request.body.server_name);
       if (!s) throw new SwitchboardError(404, 'SB_ERR_REGISTRY_SERVER_NOT_FOUND', `No server named ${request.body.server_name}`);
-      requireCan(user, 'modify_service', s.path);
+      // A group's scope document decides who may call the server: changing it is an admin's act, as on /api/internal/*.
+      if (!isAdmin(user)) throw forbidden('SB_ERR_AUTH_ADMIN_REQUIRED', `Adding ${s.path} to groups or removing it changes who may call it; an administrator must do it`);
       const groups = parseTags(request.body.group_names) ?? [];
       if (!groups.length) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'group_names must name at least one group');
       const next = await catalog.servers.setGroups(s.path, op === 'add' ? groups : [], op === 'remove' ? groups : []);
-      return { message: `Groups of ${s.path} updated`, path: s.path, server_name: s.server_name, groups: next.groups };
+      const scopesUpdated = op === 'add' ? await grantServerToGroups(scopes, s.path, groups) : await revokeServerFromGroups(scopes, s.path, groups);
+      return { message: `Groups of ${s.path} updated`, path: s.path, server_name: s.server_name, groups: next.groups, scopes_updated: scopesUpdated };
     });
   }
 
@@ -115,6 +126,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
     if (fields.path && fields.path !== path) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `The path of a server cannot change (${path} -> ${fields.path}); register a new one`);
     const credTouched = ['auth_scheme', 'auth_credential', 'auth_header_name'].some((k) => body[k] !== undefined && body[k] !== '');
     if (credTouched) requireCredentialRight(user, path);
+    await refuseBlockedBackends(catalog, fields);
     const s = await catalog.servers.update(path, fields, credTouched ? body : undefined, user, 'PUT /api/servers/{path}');
     return serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`) });
   });
@@ -149,6 +161,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
     if (!isAdmin(user) && !can(user, 'modify_service', path)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Removing ${path} needs modify_service on it`);
     await catalog.servers.delete(path);
     await catalog.ratings.remove(`server:${path}`);
+    await scopes.removeServerEverywhere(path);
     return { message: `Service ${path} removed`, path };
   });
 
@@ -184,6 +197,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
       throw new SwitchboardError(409, 'SB_ERR_REGISTRY_VERSION_EXISTS', `Server ${path} already has version ${request.body.version}`);
     }
     const fields = parseServerFields(request.body as ServerBodyT);
+    await refuseBlockedBackends(catalog, fields);
     const next = await catalog.servers.update(path, { ...fields, version: request.body.version }, undefined, user, 'POST /api/servers/{path}/versions');
     return reply.status(201).send(versionsOf(next));
   });

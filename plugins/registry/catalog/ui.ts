@@ -5,7 +5,7 @@ import { badRequest } from '../../../core/errors.ts';
 import { requireCan, requireCredentialRight } from './access.ts';
 import { showBackend } from './context.ts';
 import { dashboardHtml, editFormHtml, sessionCsrf } from './html.ts';
-import { currentUser, pathParam, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
+import { currentUser, pathParam, refuseBlockedBackends, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
 import { parseBool, parseServerFields, ServerBody, type ServerBodyT } from './server-input.ts';
 import { ServerListCache, visibleServers } from './server-list.ts';
 import { ServerDetail, serverDetail, ServerSummary, serverSummaryJson, ToolSchema } from './server-views.ts';
@@ -39,6 +39,7 @@ export async function editServer(app: FastifyInstance, user: ReturnType<typeof c
   const { path: _p, ...fields } = parseServerFields(body, required);
   const credTouched = ['auth_scheme', 'auth_credential', 'auth_header_name'].some((k) => body[k] !== undefined && body[k] !== '');
   if (credTouched) requireCredentialRight(user, path);
+  await refuseBlockedBackends(app.catalog, fields);
   return app.catalog.servers.update(path, fields, credTouched ? body : undefined, user, via);
 }
 

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { badRequest, forbidden, unavailable, unprocessable } from '../../../../core/errors.ts';
 import { canAccessServer, hasPermission, requireAdmin, requireUser } from '../access.ts';
 import type { UserContext } from '../context.ts';
+import type { RegistryAuth } from '../index.ts';
 import { MintLimiter } from '../mint-limit.ts';
 import { normalizeResourceId } from '../resource-binding.ts';
 import { mintSelfToken, type ResourceType } from '../self-tokens.ts';
@@ -37,9 +38,11 @@ const TokenResponse = Type.Object({
 });
 const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.String() });
 
-/** Rule 7: the caller must be able to reach what the token is bound to. */
-function canReach(user: UserContext, type: ResourceType, id: string): boolean {
+/** Rule 7: the caller must be able to reach what the token is bound to (the catalog's answer first, for what it holds). */
+function canReach(user: UserContext, type: ResourceType, id: string, visible?: RegistryAuth['resourceVisible']): boolean {
   if (user.is_admin) return true;
+  const known = visible?.(user, type, id);
+  if (known !== undefined) return known;
   switch (type) {
     case 'server':
     case 'virtual_server':
@@ -111,7 +114,8 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         }
         resource = { type: body.resource.type, id: normalizeResourceId(rawId) };
         const narrowed = authenticator.build({ ...user, scopes, expiresAt: undefined });
-        if (!canReach(user, resource.type, resource.id) || !canReach(narrowed, resource.type, resource.id)) {
+        const visible = app.registryAuth.resourceVisible;
+        if (!canReach(user, resource.type, resource.id, visible) || !canReach(narrowed, resource.type, resource.id, visible)) {
           throw forbidden('SB_ERR_TOKEN_RESOURCE_FORBIDDEN', `You cannot access ${resource.type} '${resource.id}', so you cannot mint a token bound to it`);
         }
       }
