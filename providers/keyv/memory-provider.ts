@@ -4,7 +4,6 @@ import type { LlmProvider } from '../../core/primitives/llm.ts';
 import type { MemoryCapabilities, MemoryProvider } from '../../core/primitives/memory.ts';
 import { openStore, type Store } from '../../core/store.ts';
 import { Conversations } from './conversations.ts';
-import { exclusiveStore } from './scan.ts';
 import { RecordStore } from './records.ts';
 import { Resources } from './resources.ts';
 
@@ -37,10 +36,9 @@ function memoryOn(store: Store, name: string, type: string, durable: boolean, op
         return llm;
       }
     : undefined;
-  const queued = exclusiveStore(store);
-  const records = new RecordStore(queued, prefix, embedder);
-  const convo = new Conversations(queued, prefix);
-  const resources = new Resources(queued, prefix);
+  const records = new RecordStore(store, prefix, embedder);
+  const convo = new Conversations(store, prefix);
+  const resources = new Resources(store, prefix);
   const capabilities: MemoryCapabilities = { search: opts.embeddings ? 'hybrid' : 'lexical', events: true, branches: true, resources: true, durable };
   return {
     name,
@@ -83,7 +81,7 @@ export const inMemoryMemory: ProviderFactory<MemoryProvider> = {
   kind: 'memory',
   autoInstance: true,
   description: 'In-process memory (lost on restart); lexical search',
-  create: async (name, options, ctx) => memoryOn(await openStore({ backend: 'memory' }), name, 'in_memory', false, parseOptions(options), ctx),
+  create: async (name, options, ctx) => memoryOn(await openStore({ backend: 'memory', memoryValues: 'frozen' }), name, 'in_memory', false, parseOptions(options), ctx),
 };
 
 /** Durable memory on the core store: SQLite under DATA_DIR by default, Redis when REDIS_URL is set. */

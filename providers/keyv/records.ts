@@ -38,8 +38,13 @@ export class RecordStore {
     this.namespaceList = store.collection(`${prefix}:namespaces`);
   }
 
+  /** Per namespace, so a retrieve does not rebuild and re-encode the collection name (the store caches collections by name too). */
+  private readonly cols = new Map<string, Collection<MemoryRecord>>();
+
   private col(ns: string): Collection<MemoryRecord> {
-    return this.store.collection<MemoryRecord>(`${this.prefix}:rec:${enc(ns)}`);
+    let c = this.cols.get(ns);
+    if (!c) this.cols.set(ns, (c = this.store.collection<MemoryRecord>(`${this.prefix}:rec:${enc(ns)}`)));
+    return c;
   }
 
   private vecCol(ns: string): Collection<number[]> {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
 import { agentApp, listen, llmRequests, parseSse, readSse } from '../agents/helpers.ts';
 
 const call = (id: string, name: string, input: Record<string, unknown>) => ({ id, name, input });
@@ -273,14 +274,13 @@ t.test('reconnect to a run left behind by a dead process waits for the resumed r
 });
 
 t.test('user:<id> memory namespaces stay private to their user, also through a shared agent', async (t) => {
-  const keys = [{ key: 'alice-key-000', principal_id: 'alice' }, { key: 'bob-key-00000', principal_id: 'bob' }];
   const app = await agentApp(t, {
     memory: 'in_memory',
-    config: { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys } } } } } },
+    config: apiKeyUsers({ alice: {}, bob: {} }),
     steps: [{ tool_calls: [call('r', 'remember', { key: 'k', content: 'v' })] }, { content: 'ok' }],
   });
-  const alice = { 'x-api-key': 'alice-key-000' };
-  const bob = { 'x-api-key': 'bob-key-00000' };
+  const alice = keyHeader('alice');
+  const bob = keyHeader('bob');
   await app.inject({ method: 'POST', url: '/api/v1/agents', headers: alice, payload: { name: 'diary', model: 'm', shared_with: ['*'], primitives: { memory: { enabled: true, namespace: 'user:alice' } } } });
   await app.inject({ method: 'POST', url: '/api/v1/agents', headers: alice, payload: { name: 'mine', model: 'm', shared_with: ['*'], primitives: { memory: { enabled: true, namespace: 'user:{user_id}' } } } });
   await app.inject({ method: 'POST', url: '/api/v1/agents/diary/chat', headers: bob, payload: { message: 'write' } });

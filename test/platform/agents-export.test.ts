@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { tempDir } from '../helpers/app.ts';
+import { apiKeyUsers, keyHeader, keyOf } from '../fixtures/api-key-users.ts';
 import { agentApp, listen, llmRequests } from '../agents/helpers.ts';
 
 const run = promisify(execFile);
@@ -13,8 +14,8 @@ const call = (id: string, name: string, input: Record<string, unknown>) => ({ id
 
 t.test('export: standalone script with sub-agents, errors as text, and a refreshed token from a token endpoint', async (t) => {
   const steps = [{ tool_calls: [call('e1', 'call_helper', { message: 'check' }), call('e2', 'bogus', {})] }, { content: 'checked' }, { content: 'All good.' }];
-  const app = await agentApp(t, { steps, config: { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [{ key: 'exporter-key-0123', principal_id: 'exporter' }] } } } } } } });
-  const owner = { 'x-api-key': 'exporter-key-0123' };
+  const app = await agentApp(t, { steps, config: apiKeyUsers({ exporter: {} }) });
+  const owner = keyHeader('exporter');
   await app.inject({ method: 'POST', url: '/api/v1/agents', headers: owner, payload: { name: 'helper', model: 'm', hooks: { auto_memory: false } } });
   const made = await app.inject({ method: 'POST', url: '/api/v1/agents', headers: owner, payload: { name: 'exp', model: 'm', hooks: { auto_memory: false }, primitives: { agents: { enabled: true, tools: ['helper'] } } } });
   t.equal(made.statusCode, 201, made.body);
@@ -33,7 +34,7 @@ t.test('export: standalone script with sub-agents, errors as text, and a refresh
         return;
       }
       issued++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'exporter-key-0123', expires_in: 30, token_type: 'Bearer' }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: keyOf('exporter'), expires_in: 30, token_type: 'Bearer' }));
     });
   });
   await new Promise<void>((r) => tokens.listen(0, '127.0.0.1', r));
@@ -46,7 +47,7 @@ t.test('export: standalone script with sub-agents, errors as text, and a refresh
   t.equal(res.headers.get('content-type'), 'text/x-python; charset=utf-8');
   t.equal(res.headers.get('content-disposition'), 'attachment; filename="exp.py"');
   const script = await res.text();
-  t.notMatch(script, /exporter-key/, 'no credential is baked into the script');
+  t.notOk(script.includes(keyOf('exporter')), 'no credential is baked into the script');
   const file = join(tempDir('sb-export-'), 'exp.py');
   writeFileSync(file, script);
   const env = { PATH: process.env.PATH, SWITCHBOARD_URL: base, SWITCHBOARD_TOKEN_URL: tokenUrl, SWITCHBOARD_CLIENT_ID: 'cli', SWITCHBOARD_CLIENT_SECRET: 's3cret' };

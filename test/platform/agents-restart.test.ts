@@ -1,22 +1,14 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { openStore } from '../../core/store.ts';
+import { freePort } from '../fixtures/free-port.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import { parseSse, readSse, STEP_LLM } from '../agents/helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-const freePort = () =>
-  new Promise<number>((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
-    });
-  });
 
 t.test('a server killed mid-run: after restart the session reads idle, its events replay, durable history is kept', async (t) => {
   const dataDir = tempDir('sb-agents-restart-');

@@ -1,17 +1,10 @@
 import t from 'tap';
+import { apiKeyUsers, keyHeader as as, type KeyUser } from '../fixtures/api-key-users.ts';
 import { makeApp } from '../helpers/app.ts';
 
 // Real api_key auth: one key per user; carol is in group `research`, root is an admin.
-const users: Record<string, { groups?: string[]; admin?: boolean }> = { alice: {}, bob: {}, carol: { groups: ['research'] }, root: { admin: true } };
-const apiKeys = {
-  providers: {
-    auth: {
-      default: 'keys',
-      instances: { keys: { type: 'api_key', options: { keys: Object.entries(users).map(([id, u]) => ({ key: `key-${id}-0000`, principal_id: id, groups: u.groups ?? [], admin: u.admin ?? false })) } } },
-    },
-  },
-};
-const as = (user: string) => ({ 'x-api-key': `key-${user}-0000` });
+const users: Record<string, KeyUser> = { alice: {}, bob: {}, carol: { groups: ['research'] }, root: { admin: true } };
+const apiKeys = apiKeyUsers(users);
 
 t.test('agent spec CRUD with defaults, 409, 422, partial update, delete', async (t) => {
   const app = await makeApp(t);

@@ -1,33 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { makeApp, tempDir } from '../helpers/app.ts';
-
-/**
- * A throwaway auth provider package (static keys -> principals), discovered
- * through `provider_packages`, so the tests can act as two users and an admin.
- */
-function twoUserAuth() {
-  const dir = tempDir('sb-auth-fixture-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-static-keys', type: 'module', switchboard: { provides: ['auth'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
-  type: 'fixture_keys', kind: 'auth',
-  create: (name, options) => ({
-    name, type: 'fixture_keys', kind: 'auth', capabilities: {},
-    authenticate: async (req) => options.keys[req.headers['x-api-key']],
-    publicConfig: () => ({ enabled: true }),
-    healthcheck: async () => 'ok', close: async () => {},
-  }),
-}];\n`,
-  );
-  const user = (id: string, is_admin = false) => ({ id, type: 'user', is_admin, groups: [], scopes: [] });
-  return {
-    provider_packages: [dir],
-    providers: { auth: { default: 'keys', instances: { keys: { type: 'fixture_keys', options: { keys: { 'alice-key': user('alice'), 'bob-key': user('bob'), 'root-key': user('root', true) } } } } } },
-  };
-}
+import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
+import { writeProviderPackage } from '../fixtures/provider-package.ts';
+import { makeApp } from '../helpers/app.ts';
 
 /**
  * A throwaway browser provider package with a fake page: it records the URL,
@@ -35,11 +9,10 @@ function twoUserAuth() {
  * success and failed-operation paths of the routes run without a browser.
  */
 function fakeBrowserPackage(): string {
-  const dir = tempDir('sb-browser-fixture-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-fake-browser', type: 'module', switchboard: { provides: ['browser'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64');
+  return writeProviderPackage({
+    name: 'fixture-fake-browser',
+    provides: ['browser'],
+    source: `const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64');
 export const providers = [{
   type: 'fake', kind: 'browser',
   create: (name) => {
@@ -62,13 +35,12 @@ export const providers = [{
     };
   },
 }];\n`,
-  );
-  return dir;
+  });
 }
 
-const alice = { 'x-api-key': 'alice-key' };
-const bob = { 'x-api-key': 'bob-key' };
-const root = { 'x-api-key': 'root-key' };
+const alice = keyHeader('alice');
+const bob = keyHeader('bob');
+const root = keyHeader('root');
 
 t.test('noop mode: session records with data, page actions 501', async (t) => {
   const app = await makeApp(t);
@@ -159,7 +131,7 @@ t.test('bad input is a 4xx that says what to fix', async (t) => {
 });
 
 t.test('sessions are scoped to their owner; admins see all', async (t) => {
-  const app = await makeApp(t, twoUserAuth());
+  const app = await makeApp(t, apiKeyUsers(ALICE_BOB_ROOT));
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/browser/sessions' })).statusCode, 401, 'authentication is required');
 
   const a = await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', headers: alice, payload: { session_id: 'alice-1' } });

@@ -1,12 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import type { CodeInterpreterProvider } from '../../core/primitives/code-interpreter.ts';
-import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
+import type { ProviderContext } from '../../core/provider.ts';
 import { CODE_CASES, codeInterpreterSuite } from '../conformance/code-interpreter.ts';
 import type { Runner } from '../conformance/kit.ts';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { firstFactory, writeProviderPackage } from '../fixtures/provider-package.ts';
+import { makeApp } from '../helpers/app.ts';
 
 /**
  * A throwaway provider package with a toy language `echo` (stdout = the code;
@@ -14,11 +12,10 @@ import { makeApp, tempDir } from '../helpers/app.ts';
  * and the multipart upload/download routes run end to end.
  */
 function echoInterpreterPackage(): string {
-  const dir = tempDir('sb-code-fixture-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-echo-interpreter', type: 'module', switchboard: { provides: ['code_interpreter'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
+  return writeProviderPackage({
+    name: 'fixture-echo-interpreter',
+    provides: ['code_interpreter'],
+    source: `export const providers = [{
   type: 'echo', kind: 'code_interpreter',
   create: (name) => {
     const sessions = new Map(); let n = 0;
@@ -43,8 +40,7 @@ function echoInterpreterPackage(): string {
     };
   },
 }];\n`,
-  );
-  return dir;
+  });
 }
 
 /** A multipart body as a browser or curl would send it. */
@@ -152,9 +148,9 @@ t.test('a provider that executes: execute, history, language checks, files round
 });
 
 t.test('the echo fixture passes the code interpreter suite', async (t) => {
-  const mod = (await import(pathToFileURL(join(echoInterpreterPackage(), 'index.mjs')).href)) as { providers: ProviderFactory<CodeInterpreterProvider>[] };
+  const factory = await firstFactory<CodeInterpreterProvider>(echoInterpreterPackage());
   await codeInterpreterSuite(t as unknown as Runner, {
-    make: async () => mod.providers[0].create('echo', {}, {} as ProviderContext),
+    make: async () => factory.create('echo', {}, {} as ProviderContext),
     programs: { language: 'echo', print: { code: 'hi there', expect: 'hi there' }, fail: 'fail' },
     skip: [{ reason: 'the fixture declares every capability, so nothing is unsupported', tests: [CODE_CASES.unsupported] }],
   });

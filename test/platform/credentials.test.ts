@@ -3,30 +3,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { openStore } from '../../core/store.ts';
 import { buildApp } from '../../plugins/app.ts';
+import { apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
-
-/** A throwaway auth provider package (static keys -> principals), so two users can be told apart. */
-function twoUserAuth() {
-  const dir = tempDir('sb-auth-fixture-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-static-keys', type: 'module', switchboard: { provides: ['auth'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
-  type: 'fixture_keys', kind: 'auth',
-  create: (name, options) => ({
-    name, type: 'fixture_keys', kind: 'auth', capabilities: {},
-    authenticate: async (req) => options.keys[req.headers['x-api-key']],
-    publicConfig: () => ({ enabled: true }),
-    healthcheck: async () => 'ok', close: async () => {},
-  }),
-}];\n`,
-  );
-  const user = (id: string) => ({ id, type: 'user', is_admin: false, groups: [], scopes: [] });
-  return {
-    provider_packages: [dir],
-    providers: { auth: { default: 'keys', instances: { keys: { type: 'fixture_keys', options: { keys: { 'alice-key': user('alice'), 'bob-key': user('bob') } } } } } },
-  };
-}
 
 const SECRET = 'sk-live-abcdefghijklmnop9876';
 const url = '/api/v1/credentials';
@@ -70,11 +48,11 @@ t.test('bad writes are 422 naming the field', async (t) => {
 });
 
 t.test('attributes belong to their principal', async (t) => {
-  const app = await makeApp(t, twoUserAuth());
-  await app.inject({ method: 'PUT', url, headers: { 'x-api-key': 'alice-key' }, payload: { attributes: { openai_api_key: SECRET } } });
-  t.same((await app.inject({ method: 'GET', url, headers: { 'x-api-key': 'bob-key' } })).json(), { attributes: {} }, 'bob does not see alice’s attributes');
-  t.equal((await app.inject({ method: 'DELETE', url: `${url}/openai_api_key`, headers: { 'x-api-key': 'bob-key' } })).statusCode, 404, 'nor delete them');
-  t.same((await app.inject({ method: 'GET', url, headers: { 'x-api-key': 'alice-key' } })).json(), { attributes: { openai_api_key: '****9876' } });
+  const app = await makeApp(t, apiKeyUsers({ alice: {}, bob: {} }));
+  await app.inject({ method: 'PUT', url, headers: keyHeader('alice'), payload: { attributes: { openai_api_key: SECRET } } });
+  t.same((await app.inject({ method: 'GET', url, headers: keyHeader('bob') })).json(), { attributes: {} }, 'bob does not see alice’s attributes');
+  t.equal((await app.inject({ method: 'DELETE', url: `${url}/openai_api_key`, headers: keyHeader('bob') })).statusCode, 404, 'nor delete them');
+  t.same((await app.inject({ method: 'GET', url, headers: keyHeader('alice') })).json(), { attributes: { openai_api_key: '****9876' } });
   t.equal((await app.inject({ method: 'GET', url })).statusCode, 401, 'authentication is required');
 });
 

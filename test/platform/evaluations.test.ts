@@ -1,24 +1,20 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import type { EvaluationsProvider } from '../../core/primitives/evaluations.ts';
-import type { ProviderFactory } from '../../core/provider.ts';
 import { EVALUATIONS_CASES, evaluationsSuite } from '../conformance/evaluations.ts';
 // tap's overloaded `test` does not match the kit's Runner signature in TypeScript; at runtime it is the same.
 import type { Runner } from '../conformance/kit.ts';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { firstFactory, writeProviderPackage } from '../fixtures/provider-package.ts';
+import { makeApp } from '../helpers/app.ts';
 
 /**
  * A score-recording evaluations provider package (in memory), written for the
  * test, so the score routes are exercised with data as well as with noop's 501.
  */
 function recorderPackage(): string {
-  const dir = tempDir('sb-eval-recorder-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-score-recorder', type: 'module', switchboard: { provides: ['evaluations'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `import { randomUUID } from 'node:crypto';
+  return writeProviderPackage({
+    name: 'fixture-score-recorder',
+    provides: ['evaluations'],
+    source: `import { randomUUID } from 'node:crypto';
 const fail = (statusCode, message) => Object.assign(new Error(message), { statusCode });
 const page = (items, max, token) => {
   const off = token === undefined ? 0 : Number(token);
@@ -59,8 +55,7 @@ export const providers = [{
     };
   },
 }];\n`,
-  );
-  return dir;
+  });
 }
 
 const recorderConfig = (dir: string) => ({
@@ -185,9 +180,9 @@ t.test('a score-recording provider serves the score routes; its types are enforc
 });
 
 t.test('the score-recording fixture passes the evaluations conformance suite (score cases included)', async (t) => {
-  const mod = (await import(pathToFileURL(join(recorderPackage(), 'index.mjs')).href)) as { providers: ProviderFactory<EvaluationsProvider>[] };
+  const factory = await firstFactory<EvaluationsProvider>(recorderPackage());
   await evaluationsSuite(t as unknown as Runner, {
-    make: async () => mod.providers[0]!.create('recorder', {}, {} as never),
+    make: async () => factory.create('recorder', {}, {} as never),
     skip: [{ reason: 'online configs are managed-cloud only', tests: [EVALUATIONS_CASES.onlineConfigs] }],
   });
 });

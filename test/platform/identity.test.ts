@@ -1,12 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import type { IdentityProvider } from '../../core/primitives/identity.ts';
-import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
+import type { ProviderContext } from '../../core/provider.ts';
 import { IDENTITY_CASES, identitySuite } from '../conformance/identity.ts';
 import type { Runner } from '../conformance/kit.ts';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { firstFactory, writeProviderPackage } from '../fixtures/provider-package.ts';
+import { makeApp } from '../helpers/app.ts';
 
 /**
  * A throwaway identity provider package that issues workload tokens (`wt.<name>`)
@@ -14,11 +12,10 @@ import { makeApp, tempDir } from '../helpers/app.ts';
  * token routes' success path and the api-key conformance case run end to end.
  */
 function vaultPackage(): string {
-  const dir = tempDir('sb-identity-fixture-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-vault', type: 'module', switchboard: { provides: ['identity'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `const hide = (c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, /key|secret/.test(k) ? '********' : v && typeof v === 'object' && !Array.isArray(v) ? hide(v) : v]));
+  return writeProviderPackage({
+    name: 'fixture-vault',
+    provides: ['identity'],
+    source: `const hide = (c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, /key|secret/.test(k) ? '********' : v && typeof v === 'object' && !Array.isArray(v) ? hide(v) : v]));
 export const providers = [{
   type: 'vault', kind: 'identity',
   create: (name) => {
@@ -45,8 +42,7 @@ export const providers = [{
     };
   },
 }];\n`,
-  );
-  return dir;
+  });
 }
 
 const base = '/api/v1/identity';
@@ -152,9 +148,9 @@ t.test('a provider that issues tokens: workload token, API key, OAuth2 token', a
 });
 
 t.test('the vault fixture passes the identity suite, api-key case included', async (t) => {
-  const mod = (await import(pathToFileURL(join(vaultPackage(), 'index.mjs')).href)) as { providers: ProviderFactory<IdentityProvider>[] };
+  const factory = await firstFactory<IdentityProvider>(vaultPackage());
   await identitySuite(t as unknown as Runner, {
-    make: async () => mod.providers[0].create('vault', {}, {} as ProviderContext),
+    make: async () => factory.create('vault', {}, {} as ProviderContext),
     oauth2Config: { token_url: 'http://127.0.0.1:9/token', client_id: 'c' },
     skip: [{ reason: 'the fixture declares every capability, so nothing is unsupported', tests: [IDENTITY_CASES.unsupported] }],
   });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { parseSse } from '../agents/helpers.ts';
 import { makeApp } from '../helpers/app.ts';
 
 const SCRIPTED = {
@@ -12,13 +13,6 @@ const SCRIPTED = {
     },
   },
 };
-
-function sse(body: string): Array<Record<string, unknown>> {
-  return body
-    .split('\n\n')
-    .filter((b) => b.startsWith('data: '))
-    .map((b) => JSON.parse(b.slice(6)));
-}
 
 t.test('completions, streamed completions and models, routed by X-Provider-LLM', async (t) => {
   const app = await makeApp(t, SCRIPTED);
@@ -34,11 +28,11 @@ t.test('completions, streamed completions and models, routed by X-Provider-LLM',
   const stream = await app.inject({ method: 'POST', url: '/api/v1/llm/completions/stream', headers: h, payload: { messages: [{ role: 'user', content: 'weather?' }], tools } });
   t.equal(stream.statusCode, 200);
   t.match(stream.headers['content-type'], /text\/event-stream/);
-  const events = sse(stream.body);
+  const events = parseSse(stream.body);
   t.same([...new Set(events.map((e) => e.type))], ['tool_use_start', 'tool_use_delta', 'tool_use_complete', 'message_stop', 'metadata']);
   t.match(events.find((e) => e.type === 'tool_use_complete'), { name: 'get_weather', input: { city: 'Paris' } });
 
-  const text = sse((await app.inject({ method: 'POST', url: '/api/v1/llm/completions/stream', headers: h, payload: { messages: [{ role: 'user', content: 'hello' }] } })).body);
+  const text = parseSse((await app.inject({ method: 'POST', url: '/api/v1/llm/completions/stream', headers: h, payload: { messages: [{ role: 'user', content: 'hello' }] } })).body);
   t.equal(text.filter((e) => e.type === 'content_delta').map((e) => e.delta).join(''), 'A scripted hello to you.');
   t.match(text.at(-2), { type: 'message_stop', stop_reason: 'end_turn' });
 

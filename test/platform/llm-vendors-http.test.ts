@@ -1,14 +1,8 @@
 import t from 'tap';
+import { parseSse } from '../agents/helpers.ts';
 import { makeApp } from '../helpers/app.ts';
 import { startOpenAiWire } from '../wire/openai-server.ts';
 import { startAnthropicWire } from '../wire/anthropic-server.ts';
-
-function events(body: string): Array<Record<string, unknown>> {
-  return body
-    .split('\n\n')
-    .filter((b) => b.startsWith('data: '))
-    .map((b) => JSON.parse(b.slice(6)));
-}
 
 t.test('the gateway routes completions to openai and anthropic, streaming and tools included', async (t) => {
   const oa = await startOpenAiWire();
@@ -32,7 +26,7 @@ t.test('the gateway routes completions to openai and anthropic, streaming and to
   t.match(plain.json(), { model: 'wire-gpt', stop_reason: 'end_turn', usage: { prompt_tokens: 11, completion_tokens: 7 } });
 
   const streamed = await app.inject({ method: 'POST', url: '/api/v1/llm/completions/stream', headers: { 'x-provider-llm': 'anthropic' }, payload: { messages: [{ role: 'user', content: 'where?' }], tools } });
-  const ev = events(streamed.body);
+  const ev = parseSse(streamed.body);
   t.same([...new Set(ev.map((e) => e.type))], ['tool_use_start', 'tool_use_delta', 'tool_use_complete', 'message_stop', 'metadata']);
   t.match(ev.find((e) => e.type === 'tool_use_complete'), { name: 'lookup', input: { city: 'Paris' } });
   t.match(ev.at(-1), { type: 'metadata', usage: { input_tokens: 13, output_tokens: 9 } });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { apiKeyUsers, keyHeader, type KeyUser } from '../fixtures/api-key-users.ts';
 import { makeApp } from '../helpers/app.ts';
 import { startOidcServer } from '../oidc/server.ts';
 
@@ -6,18 +7,13 @@ import { startOidcServer } from '../oidc/server.ts';
  * User-scoped namespaces (`user:<principal id>` and `user:<principal id>:<anything>`)
  * with the real auth backends: the owner and admins get in, everyone else gets 403.
  */
-const KEYS = [
-  { key: 'sk-alice-0123456789', principal_id: 'alice', groups: ['research'] },
-  { key: 'sk-bob-000123456789', principal_id: 'bob', groups: ['sales'] },
-  { key: 'sk-admin-0123456789', principal_id: 'ops', admin: true },
-];
+const USERS: Record<string, KeyUser> = { alice: { groups: ['research'] }, bob: { groups: ['sales'] }, ops: { admin: true } };
+const alice = keyHeader('alice');
+const bob = keyHeader('bob');
+const admin = keyHeader('ops');
 
 t.test('api_key: user namespaces belong to their user', async (t) => {
-  const app = await makeApp(t, { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: KEYS } } } } } });
-  const as = (key: string) => ({ 'x-api-key': key });
-  const alice = as('sk-alice-0123456789');
-  const bob = as('sk-bob-000123456789');
-  const admin = as('sk-admin-0123456789');
+  const app = await makeApp(t, apiKeyUsers(USERS));
 
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:alice', headers: alice, payload: { key: 'diary', content: 'dear diary' } })).statusCode, 201);
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:alice:work', headers: alice, payload: { key: 'todo', content: 'ship it' } })).statusCode, 201);
@@ -56,12 +52,8 @@ t.test('jwt: the token subject owns its user namespace', async (t) => {
 });
 
 t.test('conversations belong to their actor; a service principal is not an admin', async (t) => {
-  const app = await makeApp(t, {
-    providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [...KEYS, { key: 'sk-robot-0123456789', principal_id: 'robot', type: 'service' }] } } } } },
-  });
-  const alice = { 'x-api-key': 'sk-alice-0123456789' };
-  const robot = { 'x-api-key': 'sk-robot-0123456789' };
-  const admin = { 'x-api-key': 'sk-admin-0123456789' };
+  const app = await makeApp(t, apiKeyUsers({ ...USERS, robot: { type: 'service' } }));
+  const robot = keyHeader('robot');
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/sessions/alice/s1/events', headers: alice, payload: { messages: [{ role: 'user', text: 'secret plan' }] } })).statusCode, 201);
   t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: alice })).statusCode, 200);
   t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: robot })).statusCode, 403, 'a service key does not read others\' conversations');
@@ -72,10 +64,8 @@ t.test('conversations belong to their actor; a service principal is not an admin
 });
 
 t.test('group namespaces belong to the members of the group', async (t) => {
-  const app = await makeApp(t, { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [...KEYS, { key: 'sk-carol-123456789', principal_id: 'carol', groups: ['research'] }] } } } } } });
-  const alice = { 'x-api-key': 'sk-alice-0123456789' };
-  const carol = { 'x-api-key': 'sk-carol-123456789' };
-  const bob = { 'x-api-key': 'sk-bob-000123456789' };
+  const app = await makeApp(t, apiKeyUsers({ ...USERS, carol: { groups: ['research'] } }));
+  const carol = keyHeader('carol');
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/group:research', headers: alice, payload: { key: 'paper', content: 'draft 1' } })).statusCode, 201);
   t.equal((await app.inject({ url: '/api/v1/memory/group:research/paper', headers: carol })).json().content, 'draft 1', 'another member reads it');
   const denied = await app.inject({ url: '/api/v1/memory/group:research/paper', headers: bob });

@@ -1,16 +1,15 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import type { ObservabilityProvider } from '../../core/primitives/observability.ts';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader as as } from '../fixtures/api-key-users.ts';
+import { writeProviderPackage } from '../fixtures/provider-package.ts';
+import { makeApp } from '../helpers/app.ts';
 
 /** An export-only observability package: it accepts traces but cannot read anything back. */
 function exportOnlyPackage(): string {
-  const dir = tempDir('sb-obs-export-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-export-only', type: 'module', switchboard: { provides: ['observability'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const sent = [];
+  return writeProviderPackage({
+    name: 'fixture-export-only',
+    provides: ['observability'],
+    source: `export const sent = [];
 export const providers = [{
   type: 'export_only', kind: 'observability',
   create: (name) => ({
@@ -20,8 +19,7 @@ export const providers = [{
     healthcheck: async () => 'ok', close: async () => {},
   }),
 }];\n`,
-  );
-  return dir;
+  });
 }
 
 const O = '/api/v1/observability';
@@ -140,32 +138,8 @@ t.test('ingestTrace is what auto_trace calls: the trace it takes is readable ove
   t.match((await app.inject({ method: 'GET', url: `${O}/traces/run-1` })).json(), { name: 'agent:a', output: 'out' });
 });
 
-/** A throwaway auth package (static keys -> principals) so reads can be checked per user. */
-function keyAuth() {
-  const dir = tempDir('sb-obs-auth-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-obs-keys', type: 'module', switchboard: { provides: ['auth'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
-  type: 'fixture_keys', kind: 'auth',
-  create: (name, options) => ({
-    name, type: 'fixture_keys', kind: 'auth', capabilities: {},
-    authenticate: async (req) => options.keys[req.headers['x-api-key']],
-    publicConfig: () => ({ enabled: true }),
-    healthcheck: async () => 'ok', close: async () => {},
-  }),
-}];\n`,
-  );
-  const user = (id: string, is_admin = false) => ({ id, type: 'user', is_admin, groups: [], scopes: [] });
-  return {
-    provider_packages: [dir],
-    providers: { auth: { default: 'keys', instances: { keys: { type: 'fixture_keys', options: { keys: { alice: user('alice'), bob: user('bob'), root: user('root', true) } } } } } },
-  };
-}
-
 t.test('with auth on, non-admins read only their own traces and what hangs off them', async (t) => {
-  const app = await makeApp(t, keyAuth());
-  const as = (key: string) => ({ 'x-api-key': key });
+  const app = await makeApp(t, apiKeyUsers(ALICE_BOB_ROOT));
   t.equal((await app.inject({ method: 'GET', url: `${O}/traces` })).statusCode, 401);
   for (const [id, user, session] of [['ta', 'alice', 'shared-s'], ['tb', 'bob', 'shared-s'], ['tb2', 'bob', 'bob-s']] as const) {
     t.equal((await app.inject({ method: 'POST', url: `${O}/traces`, headers: as('root'), payload: { trace_id: id, user_id: user, session_id: session } })).statusCode, 202);

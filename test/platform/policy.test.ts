@@ -1,33 +1,11 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
+import { makeApp } from '../helpers/app.ts';
 
-/** A throwaway auth package (static keys -> principals) so the test can act as a user and an admin. */
-function keyAuth() {
-  const dir = tempDir('sb-policy-auth-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-policy-keys', type: 'module', switchboard: { provides: ['auth'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
-  type: 'fixture_keys', kind: 'auth',
-  create: (name, options) => ({
-    name, type: 'fixture_keys', kind: 'auth', capabilities: {},
-    authenticate: async (req) => options.keys[req.headers['x-api-key']],
-    publicConfig: () => ({ enabled: true }),
-    healthcheck: async () => 'ok', close: async () => {},
-  }),
-}];\n`,
-  );
-  const user = (id: string, is_admin = false) => ({ id, type: 'user', is_admin, groups: [], scopes: [] });
-  return {
-    provider_packages: [dir],
-    providers: { auth: { default: 'keys', instances: { keys: { type: 'fixture_keys', options: { keys: { 'user-key': user('alice'), 'admin-key': user('root', true) } } } } } },
-  };
-}
-
-const user = { 'x-api-key': 'user-key' };
-const admin = { 'x-api-key': 'admin-key' };
+// alice is a plain user, root an admin.
+const users = { alice: {}, root: { admin: true } };
+const user = keyHeader('alice');
+const admin = keyHeader('root');
 const BODY = 'permit(principal, action, resource);';
 
 t.test('noop mode: engines and policies CRUD with data', async (t) => {
@@ -138,7 +116,7 @@ t.test('generations answer 501 on noop, naming the capability and how to choose 
 });
 
 t.test('create, update and delete need an admin; reads do not', async (t) => {
-  const app = await makeApp(t, keyAuth());
+  const app = await makeApp(t, apiKeyUsers(users));
   const anon = await app.inject({ method: 'GET', url: '/api/v1/policy/engines' });
   t.equal(anon.statusCode, 401, 'authentication required');
 

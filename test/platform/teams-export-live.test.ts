@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
+import { writeProviderPackage } from '../fixtures/provider-package.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 
 /**
@@ -11,11 +12,10 @@ import { makeApp, tempDir } from '../helpers/app.ts';
  * synthesizer echoes the results it was given.
  */
 function scriptedLlm(): string {
-  const dir = tempDir('sb-team-llm-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-team-llm', type: 'module', switchboard: { provides: ['llm'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `const PLAN = [
+  return writeProviderPackage({
+    name: 'fixture-team-llm',
+    provides: ['llm'],
+    source: `const PLAN = [
   { id: 'a', title: 'Gather facts', description: 'list facts', assigned_to: 'alpha', depends_on: [] },
   { id: 'b', title: 'Draft summary', description: 'use the facts', assigned_to: 'beta', depends_on: ['a'] },
 ];
@@ -42,8 +42,7 @@ export const providers = [{
     healthcheck: async () => 'ok', close: async () => {},
   }),
 }];\n`,
-  );
-  return dir;
+  });
 }
 
 t.test('the exported team script runs real agents on a listening gateway', async (t) => {

@@ -1,34 +1,9 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { apiKeyUsers, keyHeader as as } from '../fixtures/api-key-users.ts';
+import { makeApp } from '../helpers/app.ts';
 
-/** A throwaway auth package (static keys -> principals with groups) so the test can act as several users. */
-function keyAuth() {
-  const dir = tempDir('sb-teams-auth-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-teams-keys', type: 'module', switchboard: { provides: ['auth'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
-  type: 'fixture_keys', kind: 'auth',
-  create: (name, options) => ({
-    name, type: 'fixture_keys', kind: 'auth', capabilities: {},
-    authenticate: async (req) => options.keys[req.headers['x-api-key']],
-    publicConfig: () => ({ enabled: true }),
-    healthcheck: async () => 'ok', close: async () => {},
-  }),
-}];\n`,
-  );
-  const user = (id: string, groups: string[], is_admin = false) => ({ id, type: 'user', is_admin, groups, scopes: [] });
-  return {
-    provider_packages: [dir],
-    providers: {
-      auth: { default: 'keys', instances: { keys: { type: 'fixture_keys', options: { keys: { alice: user('alice', ['eng']), bob: user('bob', ['ops']), root: user('root', [], true) } } } } },
-    },
-  };
-}
-
-const as = (key: string) => ({ 'x-api-key': key });
+// Teams are shared by group: alice is in eng, bob in ops, root is an admin.
+const users = { alice: { groups: ['eng'] }, bob: { groups: ['ops'] }, root: { admin: true } };
 const TEAM = { name: 'research', description: 'finds things', planner: 'planner', synthesizer: 'writer', workers: ['searcher', 'reader'] };
 
 t.test('noop mode: team CRUD with defaults, 409 on duplicates, stored in the core store', async (t) => {
@@ -98,7 +73,7 @@ t.test('validation: member names non-empty, limits positive integers', async (t)
 });
 
 t.test('owner_id and shared_with decide who may read and change a team', async (t) => {
-  const app = await makeApp(t, keyAuth());
+  const app = await makeApp(t, apiKeyUsers(users));
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/teams' })).statusCode, 401, 'authentication on');
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/teams', headers: as('alice'), payload: TEAM })).json().owner_id, 'alice');
   await app.inject({ method: 'POST', url: '/api/v1/teams', headers: as('alice'), payload: { ...TEAM, name: 'ops-shared', shared_with: ['ops'] } });

@@ -1,10 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
+import type { ProviderContext } from '../../core/provider.ts';
 import type { ToolsProvider } from '../../core/primitives/tools.ts';
-import { makeApp, tempDir } from '../helpers/app.ts';
+import { firstFactory, writeProviderPackage } from '../fixtures/provider-package.ts';
+import { makeApp } from '../helpers/app.ts';
 import type { Runner } from '../conformance/kit.ts';
 import { TOOLS_CASES, toolsSuite } from '../conformance/tools.ts';
 
@@ -14,11 +12,10 @@ import { TOOLS_CASES, toolsSuite } from '../conformance/tools.ts';
  * so the invoke (200/502) and server routes are exercised end to end.
  */
 function echoToolsPackage(): string {
-  const dir = tempDir('sb-tools-fixture-');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'fixture-echo-tools', type: 'module', switchboard: { provides: ['tools'], entry: './index.mjs' } }));
-  writeFileSync(
-    join(dir, 'index.mjs'),
-    `export const providers = [{
+  return writeProviderPackage({
+    name: 'fixture-echo-tools',
+    provides: ['tools'],
+    source: `export const providers = [{
   type: 'echo', kind: 'tools',
   create: (name) => {
     const tools = new Map(); const servers = new Map();
@@ -38,8 +35,7 @@ function echoToolsPackage(): string {
     };
   },
 }];\n`,
-  );
-  return dir;
+  });
 }
 
 const weather = {
@@ -145,9 +141,9 @@ t.test('a provider that can run tools: 200, 502 on failure, server records', asy
 });
 
 t.test('the echo fixture passes the tools suite, invoke cases included', async (t) => {
-  const mod = (await import(pathToFileURL(join(echoToolsPackage(), 'index.mjs')).href)) as { providers: ProviderFactory<ToolsProvider>[] };
+  const factory = await firstFactory<ToolsProvider>(echoToolsPackage());
   await toolsSuite(t as unknown as Runner, {
-    make: async () => mod.providers[0].create('echo', {}, {} as ProviderContext),
+    make: async () => factory.create('echo', {}, {} as ProviderContext),
     invocable: {
       tool: { name: 'echo', description: 'echo', input_schema: { type: 'object' } },
       params: { x: 1 },
