@@ -1,25 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { discoverPackages } from '../core/discovery.ts';
-import { load, percentiles, type BenchModule, type BenchRow } from './harness.ts';
+import { load, percentiles, type BenchModule, type BenchRow, type LoadResult } from './harness.ts';
+import { ROOT, startSwitchboard } from './processes.ts';
+import { timeToFirstMatch } from './stream-timing.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STEP_LLM = join(ROOT, 'test/agents/fixtures/step-llm');
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 /** The LLM answers at once with a short text: the scripted provider when installed, else the test step LLM. */
 async function llmConfig(): Promise<{ config: Record<string, unknown>; label: string }> {
@@ -36,48 +21,13 @@ async function llmConfig(): Promise<{ config: Record<string, unknown>; label: st
   };
 }
 
-async function startServer(config: Record<string, unknown>): Promise<{ base: string; child: ChildProcess }> {
-  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-agents-'));
-  const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify(config));
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'platform'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, SWITCHBOARD_CONFIG: file, LOG_LEVEL: 'warn', REDIS_URL: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error('bench server did not start');
-}
-
-/** Milliseconds from sending the request to the first SSE event whose type is `first`. */
-async function timeToFirst(url: string, body: unknown, first: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  let at = NaN;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += dec.decode(value, { stream: true });
-    if (Number.isNaN(at) && buf.includes(`"type":"${first}"`)) at = performance.now() - t0;
-  }
-  return at;
-}
+/** Time to the first SSE event of type `type`. */
+const timeToFirst = (url: string, body: unknown, type: string) => timeToFirstMatch(url, body, new RegExp(`"type":"${type}"`));
 
 const bench: BenchModule = async () => {
   const { config, label } = await llmConfig();
-  const { base, child } = await startServer({ ...config, store: { backend: 'sqlite' } });
+  const sb = await startSwitchboard({ ...config, store: { backend: 'sqlite' } }, {}, { args: ['--surfaces', 'platform'] });
+  const base = sb.base;
   const json = { 'content-type': 'application/json' };
   try {
     const mk = (spec: Record<string, unknown>) => fetch(`${base}/api/v1/agents`, { method: 'POST', headers: json, body: JSON.stringify({ model: 'bench', ...spec }) });
@@ -91,28 +41,21 @@ const bench: BenchModule = async () => {
     const bare = await load({ url: `${base}/api/v1/agents/bare/chat`, method: 'POST', headers: json, body: message });
     const group = 'agents: chat round trip';
     const n = Number(process.env.BENCH_SAMPLES ?? 200);
+    // The two agent variants are judged the same way against the direct completion.
+    const loopRow = (name: string, r: LoadResult): BenchRow => ({
+      group,
+      name,
+      rps: r.rps,
+      p50_ms: r.p50_ms,
+      p99_ms: r.p99_ms,
+      ratio: r.rps / direct.rps,
+      goal: 'loop adds < 2 ms per turn at p50',
+      note: `+${(r.p50_ms - direct.p50_ms).toFixed(2)} ms p50 per turn; errors ${r.errors + r.non2xx}`,
+    });
     const rows: BenchRow[] = [
       { group, name: `POST /llm/completions (${label}, baseline)`, rps: direct.rps, p50_ms: direct.p50_ms, p99_ms: direct.p99_ms, ratio: 1 },
-      {
-        group,
-        name: 'POST /agents/{name}/chat (auto_memory + auto_trace)',
-        rps: agent.rps,
-        p50_ms: agent.p50_ms,
-        p99_ms: agent.p99_ms,
-        ratio: agent.rps / direct.rps,
-        goal: 'loop adds < 2 ms per turn at p50',
-        note: `+${(agent.p50_ms - direct.p50_ms).toFixed(2)} ms p50 per turn; errors ${agent.errors + agent.non2xx}`,
-      },
-      {
-        group,
-        name: 'POST /agents/{name}/chat (hooks off)',
-        rps: bare.rps,
-        p50_ms: bare.p50_ms,
-        p99_ms: bare.p99_ms,
-        ratio: bare.rps / direct.rps,
-        goal: 'loop adds < 2 ms per turn at p50',
-        note: `+${(bare.p50_ms - direct.p50_ms).toFixed(2)} ms p50 per turn; errors ${bare.errors + bare.non2xx}`,
-      },
+      loopRow('POST /agents/{name}/chat (auto_memory + auto_trace)', agent),
+      loopRow('POST /agents/{name}/chat (hooks off)', bare),
     ];
 
     // One request at a time, interleaved so drift hits all three alike, after a warm-up.
@@ -153,7 +96,7 @@ const bench: BenchModule = async () => {
     );
     return rows;
   } finally {
-    child.kill('SIGTERM');
+    await sb.stop();
   }
 };
 

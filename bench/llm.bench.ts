@@ -1,5 +1,6 @@
 import { percentiles, type BenchModule, type BenchRow } from './harness.ts';
 import { startScript, startSwitchboard } from './processes.ts';
+import { timeToFirstMatch } from './stream-timing.ts';
 
 /** The OpenAI wire server of the tests, in its own process. */
 const WIRE = `
@@ -7,22 +8,9 @@ import { startOpenAiWire } from '../test/wire/openai-server.ts';
 await startOpenAiWire(Number(process.env.PORT));
 `;
 
-/** Milliseconds from sending the request to the first streamed text fragment. */
-async function firstToken(url: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let seen = '';
-  let at = NaN;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    seen += dec.decode(value, { stream: true });
-    if (Number.isNaN(at) && /"(content_delta|content)"\s*:\s*"[^"]+"|"delta"\s*:\s*"[^"]+"/.test(seen)) at = performance.now() - t0;
-  }
-  return at;
-}
+/** The first non-empty text fragment, in the wire server's (OpenAI) or the gateway's event shape. */
+const TOKEN = /"(content_delta|content)"\s*:\s*"[^"]+"|"delta"\s*:\s*"[^"]+"/;
+const firstToken = (url: string, body: unknown) => timeToFirstMatch(url, body, TOKEN);
 
 /**
  * Time to the first streamed token through the gateway's openai provider vs
@@ -52,8 +40,8 @@ const run: BenchModule = async () => {
     ];
     return rows;
   } finally {
-    sb.stop();
-    wire.stop();
+    await sb.stop();
+    await wire.stop();
   }
 };
 

@@ -1,17 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pino from 'pino';
 import type { MemoryProvider } from '../core/primitives/memory.ts';
 import { openStore } from '../core/store.ts';
 import { keyvMemory } from '../providers/keyv/memory-provider.ts';
 import { load, percentiles, type BenchModule, type BenchRow, type LoadResult } from './harness.ts';
+import { startScript, startSwitchboard } from './processes.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Records in the big namespace; BENCH_MEMORY_RECORDS scales it down for quick runs. */
 const BIG = Number(process.env.BENCH_MEMORY_RECORDS ?? 100_000);
 const SEARCHES = 200;
@@ -31,39 +28,6 @@ function corpus(): { content: (i: number) => string; query: (i: number) => strin
   };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
-
-async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
-    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${url} did not answer`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await gone;
-  clearTimeout(timer);
-}
-
 /** The record a retrieve answers, served by a bare Fastify route in its own process: the baseline. */
 const BARE = `
 import Fastify from 'fastify';
@@ -72,27 +36,6 @@ const app = Fastify({ logger: false });
 app.get('/api/v1/memory/:namespace/:key', async () => record);
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 `;
-
-async function startBare(record: unknown): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE], { cwd: ROOT, env: { ...process.env, PORT: String(port), BENCH_RECORD: JSON.stringify(record) }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(`${base}/api/v1/memory/x/y`, child);
-  return { base, child };
-}
-
-/** Switchboard (platform surface, noop auth, SQLite store in `dataDir`) in a child process. */
-async function startSwitchboard(dataDir: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'platform'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(`${base}/healthz`, child);
-  return { base, child };
-}
 
 /** The durable provider's big namespace, written through the provider itself into the SQLite file the child opens. */
 async function seedKeyv(dataDir: string, text: (i: number) => string): Promise<void> {
@@ -154,8 +97,10 @@ const bench: BenchModule = async () => {
   const seedKeyvS = (performance.now() - t0) / 1000;
 
   const record = { key: 'k1', content: content(1), metadata: { shard: 1 } };
-  const sb = await startSwitchboard(dataDir);
-  const bare = await startBare({ namespace: 'hot', ...record, created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+  // Platform surface, noop auth, no config file: the provider's SQLite file seeded above is the child's store.
+  const sb = await startSwitchboard({}, {}, { args: ['--surfaces', 'platform'], dataDir });
+  const served = { namespace: 'hot', ...record, created_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+  const bare = await startScript(BARE, '/api/v1/memory/x/y', { BENCH_RECORD: JSON.stringify(served) });
   const rows: BenchRow[] = [];
   const group = 'memory';
   const errs = (r: LoadResult) => (r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : undefined);
@@ -197,8 +142,8 @@ const bench: BenchModule = async () => {
       });
     }
   } finally {
-    await stop(sb.child);
-    await stop(bare.child);
+    await sb.stop();
+    await bare.stop();
   }
   return rows;
 };

@@ -1,23 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/fixtures/free-port.ts';
 
 /** Servers under a benchmark run in child processes, so they never share an event loop with the load generator. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
+export { freePort };
 
 export async function waitHealthy(url: string, child: ChildProcess, stepMs = 10, tries = 3000): Promise<void> {
   for (let i = 0; i < tries; i++) {
@@ -35,26 +26,49 @@ export async function waitHealthy(url: string, child: ChildProcess, stepMs = 10,
 export interface Spawned {
   base: string;
   child: ChildProcess;
-  stop(): void;
+  /** SIGTERM at once; resolves when the child is gone (SIGKILL after 5 s), so the next server does not start beside it. */
+  stop(): Promise<void>;
 }
 
-const stopper = (child: ChildProcess) => () => {
-  if (child.exitCode === null) child.kill('SIGTERM');
+const stopper = (child: ChildProcess) => async () => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await gone;
+  clearTimeout(timer);
 };
 
+/** Waits for `healthUrl`; a child that never answers is killed rather than left running after the bench fails. */
+async function healthyOrKilled(healthUrl: string, child: ChildProcess): Promise<void> {
+  try {
+    await waitHealthy(healthUrl, child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+export interface SwitchboardOptions {
+  /** Extra command-line arguments, e.g. ['--surfaces', 'platform']. */
+  args?: string[];
+  /** DATA_DIR for a bench that seeds the store before the server starts; default: a fresh temp folder. */
+  dataDir?: string;
+}
+
 /** Switchboard from bin/switchboard.ts with a config object (written to a temp file), on a free port. */
-export async function startSwitchboard(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<Spawned> {
+export async function startSwitchboard(config: Record<string, unknown> = {}, env: Record<string, string> = {}, opts: SwitchboardOptions = {}): Promise<Spawned> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: file, ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: opts.dataDir ?? dir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: file, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(`${base}/healthz`, child);
+  await healthyOrKilled(`${base}/healthz`, child);
   return { base, child, stop: stopper(child) };
 }
 
@@ -68,6 +82,6 @@ export async function startScript(source: string, healthPath: string, env: Recor
   const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, PORT: String(port), BENCH_DIR: dir, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   child.once('exit', () => rmSync(file, { force: true }));
   const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(`${base}${healthPath}`, child);
+  await healthyOrKilled(`${base}${healthPath}`, child);
   return { base, child, stop: stopper(child) };
 }

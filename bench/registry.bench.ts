@@ -1,30 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { openStore } from '../core/store.ts';
 import type { AgentRecord, ServerRecord } from '../plugins/registry/catalog/records.ts';
 import { mintSelfToken } from '../plugins/registry/auth/self-tokens.ts';
 import { load, type BenchModule, type BenchRow, type LoadResult } from './harness.ts';
+import { startSwitchboard } from './processes.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVERS = 10_000;
 const AGENTS = 10_000;
 const SKILLS = ['translate', 'summarize', 'classify', 'extract', 'search', 'plan', 'code-review', 'sql', 'forecast', 'ocr'];
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 /** 10,000 servers and 10,000 agents written straight into the SQLite store the child will open. */
 async function seed(dataDir: string): Promise<void> {
@@ -56,25 +42,6 @@ async function seed(dataDir: string): Promise<void> {
   await store.close();
 }
 
-async function startServer(dataDir: string, secretKey: string): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'registry'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex'), LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error('bench server did not start');
-}
-
 /**
  * The catalog at 10,000 servers and 10,000 agents, with an admin-scoped
  * self-signed token. Latency rows use one connection (the p50 is the service
@@ -84,7 +51,8 @@ const bench: BenchModule = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-registry-'));
   await seed(dataDir);
   const secretKey = randomBytes(32).toString('base64url');
-  const { base, child } = await startServer(dataDir, secretKey);
+  const server = await startSwitchboard({}, { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') }, { args: ['--surfaces', 'registry'], dataDir });
+  const { base } = server;
   try {
     const token = await mintSelfToken(new TextEncoder().encode(secretKey), { username: 'bench', groups: [], scopes: ['mcp-registry-user'], expiresInSeconds: 3600 });
     const auth = { authorization: `Bearer ${token}` };
@@ -123,7 +91,7 @@ const bench: BenchModule = async () => {
       row(`POST /api/agents/discover, ${AGENTS} agents (1 connection)`, discover, 'p50 < 20 ms', 20),
     ];
   } finally {
-    child.kill();
+    await server.stop();
   }
 };
 
