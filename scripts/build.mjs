@@ -15,7 +15,7 @@
  * Plain JavaScript on purpose: it runs with node itself, before anything is compiled.
  */
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -73,10 +73,33 @@ const main = [
   "await import('./bin/switchboard.ts');",
 ].join('\n');
 
+/**
+ * Every source file the last build read, with its mtime, is kept beside the
+ * bundle; when none changed (and the provider entries are the same) the build
+ * is skipped, so a repeated `npm start` pays a few stat calls, not a rebuild.
+ */
+const STAMP = join(OUT, 'inputs.json');
+function upToDate() {
+  if (process.env.SB_BUILD_FORCE || !existsSync(STAMP)) return false;
+  try {
+    const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
+    if (stamp.main !== main) return false;
+    return Object.entries(stamp.inputs).every(([file, mtime]) => existsSync(file) && statSync(file).mtimeMs === mtime);
+  } catch {
+    return false;
+  }
+}
+if (upToDate()) {
+  if (process.env.SB_BUILD_VERBOSE) console.error('build: dist/ is up to date');
+  process.exit(0);
+}
+
 const started = performance.now();
 rmSync(STAGE, { recursive: true, force: true });
+let result;
 try {
-  await build({
+  result = await build({
+    metafile: true,
     stdin: { contents: main, resolveDir: ROOT, sourcefile: 'switchboard-main.ts', loader: 'ts' },
     outdir: STAGE,
     entryNames: 'switchboard',
@@ -98,6 +121,13 @@ try {
   console.error(`build: esbuild failed: ${err.message}`);
   process.exit(1);
 }
+// The build script itself counts: a change to how the bundle is made must rebuild it.
+const inputs = { [fileURLToPath(import.meta.url)]: statSync(fileURLToPath(import.meta.url)).mtimeMs };
+for (const rel of Object.keys(result.metafile.inputs)) {
+  const file = resolve(ROOT, rel);
+  if (existsSync(file)) inputs[file] = statSync(file).mtimeMs;
+}
+writeFileSync(join(STAGE, 'inputs.json'), JSON.stringify({ main, inputs }));
 rmSync(OUT, { recursive: true, force: true });
 renameSync(STAGE, OUT);
 if (process.env.SB_BUILD_VERBOSE) console.error(`build: dist/ in ${Math.round(performance.now() - started)} ms`);

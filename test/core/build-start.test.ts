@@ -90,3 +90,27 @@ t.test('the bundle serves both surfaces with built-in and config-listed TypeScri
   await gone;
   t.equal(child.exitCode, 0, 'SIGTERM shuts down cleanly');
 });
+
+t.test('an unchanged tree is not rebuilt; a touched source file is', async (t) => {
+  const build = () => execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], { cwd: ROOT, env: { ...process.env, SB_BUILD_VERBOSE: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], { cwd: ROOT, stdio: 'ignore' });
+  const stamp = JSON.parse(readFileSync(join(OUT, 'inputs.json'), 'utf8')) as { inputs: Record<string, number> };
+  t.ok(stamp.inputs[join(ROOT, 'core/errors.ts')], 'the stamp records the sources the bundle was built from');
+  const before = readFileSync(join(OUT, 'switchboard.js'), 'utf8');
+
+  // SB_BUILD_VERBOSE makes the script say which way it went (on stderr, which execFileSync
+  // does not return), so the evidence is the stamp file: it is rewritten only by a build.
+  build();
+  t.same(JSON.parse(readFileSync(join(OUT, 'inputs.json'), 'utf8')), stamp, 'no rebuild: the stamp is untouched');
+
+  // A source file with a new mtime (its content unchanged) forces a rebuild.
+  const file = join(ROOT, 'core/errors.ts');
+  const { utimesSync, statSync } = await import('node:fs');
+  const old = statSync(file);
+  utimesSync(file, old.atime, new Date(old.mtimeMs + 1000));
+  t.teardown(() => utimesSync(file, old.atime, old.mtime));
+  build();
+  const after = JSON.parse(readFileSync(join(OUT, 'inputs.json'), 'utf8')) as { inputs: Record<string, number> };
+  t.not(after.inputs[file], stamp.inputs[file], 'rebuilt: the stamp carries the new mtime');
+  t.equal(readFileSync(join(OUT, 'switchboard.js'), 'utf8'), before, 'and the same sources give the same entry');
+});
