@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,13 +56,29 @@ export interface SwitchboardOptions {
   dataDir?: string;
 }
 
-/** Switchboard from bin/switchboard.ts with a config object (written to a temp file), on a free port. */
+let built = false;
+/**
+ * Benches measure Switchboard the way `npm start` runs it: node on the esbuild
+ * bundle in dist/ (not TypeScript through tsx, whose loader and per-closure
+ * name helpers showed in request profiles). Built once per bench run.
+ */
+function buildOnce(): string {
+  if (!built) {
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    built = true;
+  }
+  return join(ROOT, 'dist/switchboard.js');
+}
+
+/** Switchboard (the built bundle, as `npm start` runs it) with a config object (written to a temp file), on a free port. */
 export async function startSwitchboard(config: Record<string, unknown> = {}, env: Record<string, string> = {}, opts: SwitchboardOptions = {}): Promise<Spawned> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), ...(opts.args ?? [])], {
+  // BENCH_PROFILE_DIR: each Switchboard under a bench writes a V8 CPU profile there when it stops (to find what a row spends).
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, buildOnce(), ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: opts.dataDir ?? dir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: file, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
