@@ -243,7 +243,7 @@ const bench: BenchModule = async () => {
         const idle = best(sample.idle);
         const busy = best(sample.busy);
         const ratio = idle.p99_ms ? busy.p99_ms / idle.p99_ms : NaN;
-        const all = (rs: LoadResult[]) => `p99s ${rs.map((r) => r.p99_ms).join('/')} ms`;
+        const all = (rs: LoadResult[]) => `p99s ${rs.map((r) => r.p99_ms.toFixed(2)).join('/')} ms`;
         return [
           { group: 'health', name: `${name}, idle (baseline)`, rps: idle.rps, p50_ms: idle.p50_ms, p99_ms: idle.p99_ms, note: [all(sample.idle), sample.checksDuringIdle ? `${sample.checksDuringIdle} idle loads saw a check` : '', errs(idle)].filter(Boolean).join('; ') },
           {
