@@ -49,8 +49,9 @@ const bench: BenchModule = async () => {
       p50_ms: r.p50_ms,
       p99_ms: r.p99_ms,
       ratio: r.rps / direct.rps,
-      goal: 'loop adds < 2 ms per turn at p50',
-      note: `+${(r.p50_ms - direct.p50_ms).toFixed(2)} ms p50 per turn; errors ${r.errors + r.non2xx}`,
+      // Under 10 connections a request's latency includes waiting behind the other nine, so the
+      // added p50 here is throughput in disguise; the per-turn goal is judged one request at a time below.
+      note: `+${(r.p50_ms - direct.p50_ms).toFixed(2)} ms p50 under 10 connections (includes queueing); errors ${r.errors + r.non2xx}`,
     });
     const rows: BenchRow[] = [
       { group, name: `POST /llm/completions (${label}, baseline)`, rps: direct.rps, p50_ms: direct.p50_ms, p99_ms: direct.p99_ms, ratio: 1 },
@@ -74,10 +75,11 @@ const bench: BenchModule = async () => {
     for (let i = 0; i < n; i++) for (const [k, [u, b]] of targets.entries()) samples[k]!.push(await once(u, b));
     const [sd, sa, sb] = samples.map((x) => percentiles(x)) as [ReturnType<typeof percentiles>, ReturnType<typeof percentiles>, ReturnType<typeof percentiles>];
     const sequential = 'agents: one turn, sequential';
+    const verdict = (added: number) => `+${added.toFixed(2)} ms p50 per turn: ${added < 2 ? 'met' : 'NOT met'}`;
     rows.push(
       { group: sequential, name: 'POST /llm/completions (baseline)', p50_ms: sd.p50, p99_ms: sd.p99, ratio: 1 },
-      { group: sequential, name: 'POST /agents/{name}/chat (auto_memory + auto_trace)', p50_ms: sa.p50, p99_ms: sa.p99, ratio: sa.p50 / sd.p50, goal: '< +2 ms p50', note: `+${(sa.p50 - sd.p50).toFixed(2)} ms p50 per turn` },
-      { group: sequential, name: 'POST /agents/{name}/chat (hooks off)', p50_ms: sb.p50, p99_ms: sb.p99, ratio: sb.p50 / sd.p50, goal: '< +2 ms p50', note: `+${(sb.p50 - sd.p50).toFixed(2)} ms p50 per turn` },
+      { group: sequential, name: 'POST /agents/{name}/chat (auto_memory + auto_trace)', p50_ms: sa.p50, p99_ms: sa.p99, ratio: sa.p50 / sd.p50, goal: 'loop adds < 2 ms per turn at p50', note: verdict(sa.p50 - sd.p50) },
+      { group: sequential, name: 'POST /agents/{name}/chat (hooks off)', p50_ms: sb.p50, p99_ms: sb.p99, ratio: sb.p50 / sd.p50, goal: 'loop adds < 2 ms per turn at p50', note: verdict(sb.p50 - sd.p50) },
     );
 
     // Time to first token, sequential, one request at a time.

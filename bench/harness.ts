@@ -63,5 +63,18 @@ export function percentiles(samples: number[]): { p50: number; p99: number } {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
+/**
+ * The median of per-round ratios. Goals stated as a ratio are judged on this:
+ * each round measures both sides seconds apart, so a burst of other work on
+ * the shared machine moves one round, not the verdict (a ratio of two
+ * independently best rounds can pair a lucky baseline with an unlucky side).
+ */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
 /** A bench module: `bench/<area>.bench.ts` default-exports one of these. */
 export type BenchModule = () => Promise<BenchRow[]>;
