@@ -262,11 +262,24 @@ t.test('reconnect to a run left behind by a dead process waits for the resumed r
     run_id: 'r-dead', agent_name: 'a', session_id: 'z', actor_id: 'noop', status: 'running',
     boot_id: 'crashed-process', heartbeat_at: Date.now() - 60_000, started_at: new Date().toISOString(), event_count: 2,
   });
-  const reconnect = app.inject({ url: '/api/v1/agents/a/sessions/z/stream' });
-  await new Promise((r) => setTimeout(r, 50));
-  const resumed = await app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'again', session_id: 'z' } });
-  t.equal(resumed.statusCode, 200, 'a stale run does not block a new one');
-  const evs = parseSse((await reconnect).body);
+  // The new run starts once the reconnect has replayed the dead run (not after a fixed pause,
+  // which a busy machine can outlast), while the reconnect waits for a resumed run.
+  const base = await listen(t, app);
+  const abort = new AbortController();
+  let resumed: Promise<{ statusCode: number }> | undefined;
+  const res = await fetch(`${base}/api/v1/agents/a/sessions/z/stream`, { signal: abort.signal });
+  const evs = await readSse(
+    res,
+    (ev) => {
+      if (ev.type === 'token' && ev.content === 'half' && !resumed) {
+        resumed = app.inject({ method: 'POST', url: '/api/v1/agents/a/chat/stream', payload: { message: 'again', session_id: 'z' } });
+      }
+      return ev.type === 'done';
+    },
+    abort,
+  );
+  t.ok(resumed, 'the dead run was replayed before the new one started');
+  t.equal((await resumed!).statusCode, 200, 'a stale run does not block a new one');
   t.same(evs.slice(0, 3).map((e) => e.type), ['stream_start', 'token', 'run_resumed']);
   t.equal(evs[1]!.content, 'half', 'the dead run is replayed first');
   t.equal(evs[2]!.run_id, evs[3]!.run_id, 'then the resumed run is followed');

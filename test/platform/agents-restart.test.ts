@@ -41,7 +41,11 @@ t.test('a server killed mid-run: after restart the session reads idle, its event
   const abort = new AbortController();
   const res = await fetch(`${base}/api/v1/agents/a/chat/stream`, { method: 'POST', headers: json, body: JSON.stringify({ message: 'long one', session_id: 'cut' }), signal: abort.signal });
   await readSse(res, (ev) => ev.type === 'token', abort);
-  await new Promise((r) => setTimeout(r, 150)); // let the event log flush the token
+  // Wait until the token is in SQLite, not for a fixed time: a reconnect replays only
+  // events the run's log has written to the store (flushed every 25 ms, later on a busy machine).
+  const stored = new AbortController();
+  const replayed = await readSse(await fetch(`${base}/api/v1/agents/a/sessions/cut/stream`, { signal: stored.signal }), (ev) => ev.type === 'token', stored);
+  t.equal(replayed.at(-1)?.type, 'token', 'the token is stored before the kill');
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
 
