@@ -1,23 +1,10 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { load, median, percentiles, type BenchModule, type BenchRow, type LoadResult } from './harness.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
+// npm start is `node scripts/build.mjs && node dist/switchboard.js`: the build runs once, before any clock.
+import { buildOnce, freePort, ROOT, stopChild as stop, waitHealthy } from './processes.ts';
 
 /** What GET /api/v1/memory/bench/k1 answers, so the baseline serialises the same bytes. */
 const RECORD = {
@@ -41,19 +28,6 @@ app.get('/api/v1/memory/:namespace/:key', async () => record);
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 `;
 
-async function waitHealthy(url: string, child: ChildProcess, stepMs = 10, tries = 3000): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  throw new Error(`${url} did not answer`);
-}
-
 async function startBare(): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--input-type=module', '-e', BARE], {
@@ -64,15 +38,6 @@ async function startBare(): Promise<{ base: string; child: ChildProcess }> {
   const base = `http://127.0.0.1:${port}`;
   await waitHealthy(`${base}/api/v1/memory/bench/k1`, child);
   return { base, child };
-}
-
-/**
- * `npm start` is `node scripts/build.mjs && node dist/switchboard.js`: the
- * build runs once here, before the clock, and each start is timed from
- * spawning node on the built bundle (the build itself takes ~0.3-0.6 s).
- */
-function buildOnce(): void {
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Switchboard as `npm start` runs it (both surfaces, SQLite store), timed from spawn to the first /healthz 200. */
@@ -104,15 +69,6 @@ function cpuMs(pid: number): number {
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await gone;
-  clearTimeout(timer);
 }
 
 const bench: BenchModule = async () => {
@@ -207,7 +163,7 @@ const bench: BenchModule = async () => {
         p50_ms: ready.p50,
         p99_ms: Math.max(...readies),
         goal: '< 1000 ms',
-        note: `runs: ${readies.map((r) => r.toFixed(0)).join(', ')} ms (CPU to ready ${cpus.join(', ')} ms); node dist/switchboard.js, built once before (npm start builds first, ~0.3-0.6 s)`,
+        note: `runs: ${readies.map((r) => r.toFixed(0)).join(', ')} ms (CPU to ready ${cpus.join(', ')} ms); node dist/switchboard.js, built once before (npm start builds first when a source changed, ~0.2-0.6 s)`,
       },
       { group: 'foundation: startup', name: 'idle RSS (2 s after ready)', goal: '< 120 MB', note: `${rss.toFixed(1)} MB` },
     );

@@ -30,14 +30,17 @@ export interface Spawned {
   stop(): Promise<void>;
 }
 
-const stopper = (child: ChildProcess) => async () => {
+/** SIGTERM, then SIGKILL after 5 s; resolves when the child is gone. */
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await gone;
   clearTimeout(timer);
-};
+}
+
+const stopper = (child: ChildProcess) => () => stopChild(child);
 
 /** Waits for `healthUrl`; a child that never answers is killed rather than left running after the bench fails. */
 async function healthyOrKilled(healthUrl: string, child: ChildProcess): Promise<void> {
@@ -62,7 +65,7 @@ let built = false;
  * bundle in dist/ (not TypeScript through tsx, whose loader and per-closure
  * name helpers showed in request profiles). Built once per bench run.
  */
-function buildOnce(): string {
+export function buildOnce(): string {
   if (!built) {
     execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
     built = true;

@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../../../core/errors.ts';
 import { requireBasicAdmin } from './access.ts';
 import { parseBool, parseTags, ServerBody, type ServerBodyT } from './server-input.ts';
 import { pathParam, registerServer, registrationSummary } from './server-actions.ts';
-import { ErrorResponses } from './shared-schemas.ts';
+import { ErrorResponses, GroupsResult } from './shared-schemas.ts';
 import { registryAuthOf } from '../auth/index.ts';
 import { grantServerToGroups, revokeServerFromGroups } from './server-scopes.ts';
 
@@ -31,13 +31,6 @@ const Service = Type.Object({
 });
 const PathForm = Type.Object({ service_path: Type.String({ minLength: 1 }) });
 const GroupsForm = Type.Object({ server_name: Type.String({ minLength: 1 }), group_names: Type.String({ minLength: 1, description: 'Comma-separated' }) });
-const GroupsResult = Type.Object({
-  message: Type.String(),
-  path: Type.String(),
-  server_name: Type.String(),
-  groups: Type.Array(Type.String()),
-  scopes_updated: Type.Array(Type.String(), { description: 'Scope documents (named after the groups) whose server_access changed' }),
-});
 
 export default async function internalRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

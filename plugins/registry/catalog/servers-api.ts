@@ -8,7 +8,7 @@ import { RatingBody, RatingView } from './ratings.ts';
 import { currentUser, pathParam, refuseBlockedBackends, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
 import { parseBool, parseServerFields, parseTags, ServerBody, type ServerBodyT } from './server-input.ts';
 import { ServerDetail, serverDetail, versionsOf } from './server-views.ts';
-import { ErrorResponses, Message } from './shared-schemas.ts';
+import { ErrorResponses, Message, GroupsResult } from './shared-schemas.ts';
 import { registryAuthOf } from '../auth/index.ts';
 import { grantServerToGroups, revokeServerFromGroups } from './server-scopes.ts';
 
@@ -44,13 +44,6 @@ const CredentialResult = Type.Object({
 });
 const ToggleResult = Type.Object({ path: Type.String(), is_enabled: Type.Boolean(), message: Type.String() });
 const GroupsBody = Type.Object({ server_name: Type.String(), group_names: Type.Union([Type.String(), Type.Array(Type.String())]), csrf_token: Type.Optional(Type.String()) });
-const GroupsResult = Type.Object({
-  message: Type.String(),
-  path: Type.String(),
-  server_name: Type.String(),
-  groups: Type.Array(Type.String()),
-  scopes_updated: Type.Array(Type.String(), { description: 'Scope documents (named after the groups) whose server_access changed' }),
-});
 const VersionBody = Type.Object({
   version: Type.String({ minLength: 1 }),
   proxy_pass_url: Type.Optional(Type.String()),

@@ -19,3 +19,12 @@ export const ErrorResponses = {
 };
 
 export const Message = Type.Object({ message: Type.String(), path: Type.String() });
+
+/** The answer of adding a server to groups or removing it from them (UI-family and internal routes alike). */
+export const GroupsResult = Type.Object({
+  message: Type.String(),
+  path: Type.String(),
+  server_name: Type.String(),
+  groups: Type.Array(Type.String()),
+  scopes_updated: Type.Array(Type.String(), { description: 'Scope documents (named after the groups) whose server_access changed' }),
+});
