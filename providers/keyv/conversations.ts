@@ -42,7 +42,7 @@ export class Conversations {
   /** All events of the session in time order (main line only, or main line up to the fork plus the branch). */
   async list(actor: string, session: string, opts: { branch?: string; limit?: number } = {}): Promise<MemoryEvent[]> {
     const all: MemoryEvent[] = [];
-    for (const [, e] of await scanAll(this.store, this.events(actor, session))) all.push(e);
+    for (const [, e] of await scanAll(this.events(actor, session))) all.push(e);
     all.sort((a, b) => (a.event_id < b.event_id ? -1 : 1));
     let view: MemoryEvent[];
     if (opts.branch === undefined) {
@@ -78,13 +78,13 @@ export class Conversations {
 
   async actors(): Promise<string[]> {
     const set = new Set<string>();
-    for (const [, s] of await scanAll(this.store, this.sessionsCol)) set.add(s.actor_id);
+    for (const [, s] of await scanAll(this.sessionsCol)) set.add(s.actor_id);
     return [...set].sort();
   }
 
   async sessions(actor: string): Promise<MemorySession[]> {
     const out: MemorySession[] = [];
-    for (const [, s] of await scanAll(this.store, this.sessionsCol)) if (s.actor_id === actor) out.push(s);
+    for (const [, s] of await scanAll(this.sessionsCol)) if (s.actor_id === actor) out.push(s);
     return out.sort((a, b) => (a.last_activity < b.last_activity ? 1 : -1));
   }
 
@@ -92,7 +92,7 @@ export class Conversations {
     const key = sessionKey(actor, session);
     const had = await this.sessionsCol.get(key);
     await this.events(actor, session).clear();
-    for (const [k, b] of await scanAll(this.store, this.branchesCol)) if (b.actor_id === actor && b.session_id === session) await this.branchesCol.delete(k);
+    for (const [k, b] of await scanAll(this.branchesCol)) if (b.actor_id === actor && b.session_id === session) await this.branchesCol.delete(k);
     await this.sessionsCol.delete(key);
     return had !== undefined;
   }
@@ -111,7 +111,7 @@ export class Conversations {
 
   async listBranches(actor: string, session: string): Promise<Branch[]> {
     const out: Branch[] = [];
-    for (const [, b] of await scanAll(this.store, this.branchesCol)) if (b.actor_id === actor && b.session_id === session) out.push(b);
+    for (const [, b] of await scanAll(this.branchesCol)) if (b.actor_id === actor && b.session_id === session) out.push(b);
     return out.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
   }
 }

@@ -101,7 +101,7 @@ export class RecordStore {
 
   async namespaces(): Promise<string[]> {
     const out: string[] = [];
-    for (const [ns] of await scanAll(this.store, this.namespaceList)) out.push(ns);
+    for (const [ns] of await scanAll(this.namespaceList)) out.push(ns);
     return out.sort();
   }
 
@@ -133,7 +133,7 @@ export class RecordStore {
     if (pending && pending.version === version) return pending.promise;
     const promise = (async () => {
       const index = new NamespaceIndex(version);
-      for (const [, r] of await scanAll(this.store, this.col(ns))) index.put(r);
+      for (const [, r] of await scanAll(this.col(ns))) index.put(r);
       // A write during the build bumped the version: this index is kept but the next read rebuilds.
       this.indexes.set(ns, index);
       this.vectors.delete(ns);
@@ -149,7 +149,7 @@ export class RecordStore {
     let v = this.vectors.get(ns);
     if (!v) {
       v = new Map();
-      for (const [k, vec] of await scanAll(this.store, this.vecCol(ns))) v.set(k, vec);
+      for (const [k, vec] of await scanAll(this.vecCol(ns))) v.set(k, vec);
       this.vectors.set(ns, v);
     }
     return v;

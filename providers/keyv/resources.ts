@@ -8,10 +8,7 @@ import { scanAll } from './scan.ts';
 export class Resources {
   private readonly col: Collection<MemoryResource>;
 
-  constructor(
-    private readonly store: Store,
-    prefix: string,
-  ) {
+  constructor(store: Store, prefix: string) {
     this.col = store.collection(`${prefix}:resources`);
   }
 
@@ -30,7 +27,7 @@ export class Resources {
 
   async list(): Promise<MemoryResource[]> {
     const out: MemoryResource[] = [];
-    for (const [, r] of await scanAll(this.store, this.col)) out.push(r);
+    for (const [, r] of await scanAll(this.col)) out.push(r);
     return out.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
   }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { readJsonBody } from '../fixtures/json-body.ts';
 
 export interface BearerServer {
   url: string;
@@ -11,13 +12,6 @@ export interface BearerServer {
   /** Headers of every request the server received, for asserting what was injected. */
   seen: Array<Record<string, string | string[] | undefined>>;
   stop(): Promise<void>;
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
 }
 
 /**
@@ -45,7 +39,7 @@ export async function startBearerServer(initialToken: string): Promise<BearerSer
     try {
       const sid = req.headers['mcp-session-id'];
       let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
       if (!transport) {
         transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),

@@ -4,6 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { readJsonBody } from '../fixtures/json-body.ts';
 
 export interface ToolSpec {
   name: string;
@@ -47,13 +48,6 @@ export interface ControlledServer {
   stop(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
-}
-
 /**
  * A real MCP server (the SDK's low-level Server) over streamable HTTP and SSE
  * whose answers a test controls: tools, credential check, failure status,
@@ -80,7 +74,7 @@ export async function startControlledServer(initial: Partial<Behaviour> = {}): P
 
   const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const body = req.method === 'POST' ? await readBody(req) : undefined;
+    const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
     const rpc = body && typeof body === 'object' && !Array.isArray(body) ? (body as { method?: string }).method : undefined;
     seen.push({ method: req.method ?? '', path: url.pathname, headers: { ...req.headers }, rpc });
     if (behaviour.hang) return;

@@ -2,6 +2,7 @@ import t from 'tap';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import { asUser } from '../helpers/registry-auth.ts';
 import { openStore } from '../../core/store.ts';
+import { redisReplicas } from '../fixtures/redis-server.ts';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -42,19 +43,9 @@ t.test('SQLite under DATA_DIR: everything survives a restart, credentials stay r
 
 t.test('Redis: a second replica sees writes of the first (generation key)', async (t) => {
   const url = 'redis://127.0.0.1:6379/13';
-  let s1;
-  try {
-    s1 = await openStore({ backend: 'redis', url });
-  } catch (err) {
-    t.fail(`Redis at ${url} is required for this test: ${(err as Error).message}`);
-    return;
-  }
-  const s2 = await openStore({ backend: 'redis', url });
-  t.teardown(async () => {
-    await s1.close();
-    await s2.close();
-  });
-  for (const name of ['registry_servers', 'registry_agents', 'registry_skills', 'registry_ratings', 'registry_generations']) await s1.collection(name).clear();
+  const stores = await redisReplicas(t, url, ['registry_servers', 'registry_agents', 'registry_skills', 'registry_ratings', 'registry_generations']);
+  if (!stores) return;
+  const [s1, s2] = stores;
   const dataDir = tempDir();
   const a = await makeApp(t, {}, { store: s1, env: { DATA_DIR: dataDir } });
   const b = await makeApp(t, {}, { store: s2, env: { DATA_DIR: dataDir } });

@@ -1,20 +1,15 @@
 import t, { type Test } from 'tap';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { openStore } from '../../core/store.ts';
+import { redisReplicas } from '../fixtures/redis-server.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import { asUser } from '../helpers/registry-auth.ts';
+import { listenOnLoopback as listen } from '../helpers/registry-servers.ts';
 
 /**
  * The gateway keeps each server's backend view (URL, headers with the
  * decrypted credential) between calls. These tests change the server between
  * two proxied calls and check that the very next call sees the change.
  */
-
-async function listen(t: Test, server: Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
 
 /** A backend that records the headers of each call and answers every JSON-RPC request with `result: { backend: name }`. */
 async function namedBackend(t: Test, name: string) {
@@ -118,19 +113,9 @@ t.test('small complete answers and large ones pass through intact', async (t) =>
 t.test('Redis replicas: a credential rotated on one replica is injected by the other one\'s gateway at once', async (t) => {
   // Replica B learns of A's write by reloading the collection (no change event there), so its cached entry must go with the old record.
   const url = 'redis://127.0.0.1:6379/11';
-  let s1;
-  try {
-    s1 = await openStore({ backend: 'redis', url });
-  } catch (err) {
-    t.fail(`Redis at ${url} is required for this test: ${(err as Error).message}`);
-    return;
-  }
-  const s2 = await openStore({ backend: 'redis', url });
-  t.teardown(async () => {
-    await s1.close();
-    await s2.close();
-  });
-  for (const name of ['registry_servers', 'registry_generations']) await s1.collection(name).clear();
+  const stores = await redisReplicas(t, url, ['registry_servers', 'registry_generations']);
+  if (!stores) return;
+  const [s1, s2] = stores;
   const backend = await namedBackend(t, 'one');
   const dataDir = tempDir();
   const a = await gatewayApp(t, { store: s1, env: { DATA_DIR: dataDir } });

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FastifyInstance } from 'fastify';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 import { openStore, type Store } from '../../core/store.ts';
-import { makeApp } from '../helpers/app.ts';
+import { listenOnLoopback as listen, listeningRegistry as listening, registerServer as register } from '../helpers/registry-servers.ts';
 import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { startEverything, freePort } from '../mcp/servers.ts';
 import { startBearerServer } from '../mcp/bearer-server.ts';
@@ -14,21 +14,6 @@ import { startBearerServer } from '../mcp/bearer-server.ts';
  * The built-in MCP gateway through the whole app: real registration, real
  * minted tokens and scopes, real MCP servers behind it.
  */
-
-async function listening(t: Test, registry: Record<string, unknown> = {}, store?: Store) {
-  const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 2 }, ...registry } }, { store });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  // Client pools can leave request-less connections that Node's close would wait a minute for (teardowns are LIFO).
-  t.teardown(() => app.server.closeAllConnections());
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
-  return { app, base, admin };
-}
-
-async function register(t: Test, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { description: 'test server', ...payload } });
-  t.equal(res.statusCode, 201, `registered ${String(payload.path)}: ${res.body}`);
-}
 
 async function sdkClient(t: Test, url: string, headers: Record<string, string>) {
   const client = new Client({ name: 'gateway-test', version: '1.0.0' });
@@ -56,17 +41,6 @@ async function recordingBackend(t: Test) {
   });
   await listen(t, server);
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
-}
-
-async function listen(t: Test, server: Server) {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(
-    () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  );
 }
 
 const everythingScope = (id: string, tools: string[]) => ({

@@ -4,50 +4,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { FastifyInstance } from 'fastify';
-import { makeApp } from '../helpers/app.ts';
+import { listenOnLoopback as listen, listeningRegistry as listening, registerServer as register } from '../helpers/registry-servers.ts';
 import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { startEverything } from '../mcp/servers.ts';
 import { startBearerServer } from '../mcp/bearer-server.ts';
+import { readJsonBody } from '../fixtures/json-body.ts';
 
 /**
  * What the gateway must not get wrong about MCP streams and sessions: answers
  * streamed as the backend sends them, Mcp-Session-Id carried both ways, and SSE
  * sessions that belong to their caller and end with their stream.
  */
-
-async function listening(t: Test) {
-  const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 2 } } });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  // The test's fetch pool can leave a connection that never sent a request; Node waits for those
-  // (headersTimeout, about a minute) on close. Runs before the app's own close (teardowns are LIFO).
-  t.teardown(() => app.server.closeAllConnections());
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
-  return { app, base, admin };
-}
-
-async function register(t: Test, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { description: 'test server', ...payload } });
-  t.equal(res.statusCode, 201, `registered ${String(payload.path)}: ${res.body}`);
-}
-
-async function listen(t: Test, server: Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.teardown(
-    () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-async function readJson(req: IncomingMessage): Promise<{ id?: unknown; method?: string; params?: { name?: string } } | undefined> {
-  let text = '';
-  for await (const c of req) text += c;
-  return text ? JSON.parse(text) : undefined;
-}
 
 /** A gate the test opens: the backend holds its second event until then. */
 function gate() {
@@ -96,7 +63,7 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
       res.end(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'get-second' } }));
       return;
     }
-    const msg = await readJson(req);
+    const msg = await readJsonBody<{ id?: unknown; method?: string; params?: { name?: string } }>(req);
     if (msg?.method !== 'tools/call') {
       // Health probes at registration: not part of this test.
       res.writeHead(404).end();
@@ -216,7 +183,7 @@ async function sseBackend(t: Test) {
       return;
     }
     const stream = streams.get(url.searchParams.get('sessionId') ?? '');
-    const msg = await readJson(req);
+    const msg = await readJsonBody<{ id?: unknown; method?: string; params?: { name?: string } }>(req);
     if (!stream || !msg) {
       res.writeHead(404).end('no such session');
       return;

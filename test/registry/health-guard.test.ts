@@ -3,17 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { UserContext } from '../../plugins/registry/auth/context.ts';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 import { makeApp } from '../helpers/app.ts';
+import { registerServer } from '../helpers/registry-servers.ts';
 import { adminBasic, asUser } from '../helpers/registry-auth.ts';
 import { startControlledServer } from '../mcp/controlled-server.ts';
+
 
 async function setup(t: Test, registry: Record<string, unknown> = {}) {
   const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 0.5 }, ...registry } });
   return { app, admin: await asUser(app, ['mcp-registry-admin'], 'alice') };
-}
-
-async function register(t: Test, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { description: 'guard test', ...payload } });
-  t.equal(res.statusCode, 201, res.body);
 }
 
 /**
@@ -63,7 +60,7 @@ t.test('an mcp_endpoint or sse_endpoint elsewhere is judged too, and the registe
 
 t.test('registry.allow_link_local_backends: true lets the probe go out', async (t) => {
   const { app, admin } = await setup(t, { allow_link_local_backends: true });
-  await register(t, app, admin, { name: 'Allowed', path: '/allowed', proxy_pass_url: 'http://169.254.10.10:9000' });
+  await registerServer(t, app, admin, { name: 'Allowed', path: '/allowed', proxy_pass_url: 'http://169.254.10.10:9000' });
   const r = await app.inject({ method: 'POST', url: '/api/servers/allowed/refresh', headers: admin });
   // Whatever answers there (nothing, or a network's own gateway), the probe was attempted rather than refused.
   t.equal(r.statusCode, 200, r.body);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
 import { openStore, type Store } from '../../core/store.ts';
 import { makeApp } from '../helpers/app.ts';
+import { registerServer } from '../helpers/registry-servers.ts';
 import { randomBytes } from 'node:crypto';
 import { adminBasic, asUser } from '../helpers/registry-auth.ts';
 import { startControlledServer, type ControlledServer, type ToolSpec } from '../mcp/controlled-server.ts';
@@ -26,8 +27,7 @@ async function backend(t: Test, behaviour: Parameters<typeof startControlledServ
 
 /** Register, then wait for the check a new server gets at once, so later refreshes start from a settled record. */
 async function register(t: Test, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { description: 'health test server', ...payload } });
-  t.equal(res.statusCode, 201, res.body);
+  await registerServer(t, app, admin, payload);
   const path = String(payload.path);
   for (let i = 0; i < 200; i++) {
     const s = await app.inject({ method: 'GET', url: `/api/servers${path}`, headers: admin });

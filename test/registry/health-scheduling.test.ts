@@ -1,8 +1,10 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers/app.ts';
+import { registerServer } from '../helpers/registry-servers.ts';
 import { adminBasic, asUser } from '../helpers/registry-auth.ts';
 import { startControlledServer, type ToolSpec } from '../mcp/controlled-server.ts';
+
 
 const ADD: ToolSpec = { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } };
 
@@ -19,11 +21,6 @@ async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 15
   }
 }
 
-async function register(t: Test, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { description: 'scheduling test', ...payload } });
-  t.equal(res.statusCode, 201, res.body);
-}
-
 const server = async (app: FastifyInstance, admin: Record<string, string>, path: string) => (await app.inject({ method: 'GET', url: `/api/servers${path}`, headers: admin })).json();
 
 t.test('enabled servers are checked periodically at interval_seconds; disabled ones are not probed', async (t) => {
@@ -32,8 +29,8 @@ t.test('enabled servers are checked periodically at interval_seconds; disabled o
   const off = await startControlledServer({ tools: [ADD] });
   t.teardown(() => off.stop());
   const { app, admin } = await setup(t, { interval_seconds: 0.2 });
-  await register(t, app, admin, { name: 'Ticking', path: '/ticking', proxy_pass_url: srv.base });
-  await register(t, app, admin, { name: 'Off', path: '/off', proxy_pass_url: off.base });
+  await registerServer(t, app, admin, { name: 'Ticking', path: '/ticking', proxy_pass_url: srv.base });
+  await registerServer(t, app, admin, { name: 'Off', path: '/off', proxy_pass_url: off.base });
   await until('first check of /off', async () => (await server(app, admin, '/off')).last_checked_iso !== null);
   await app.inject({ method: 'POST', url: '/api/servers/toggle', headers: admin, payload: { path: '/off', new_state: false } });
   const offProbes = off.initializeCount();
@@ -51,7 +48,7 @@ t.test('interval_seconds 0 turns the periodic sweep off', async (t) => {
   const srv = await startControlledServer({ tools: [ADD] });
   t.teardown(() => srv.stop());
   const { app, admin } = await setup(t, { interval_seconds: 0 });
-  await register(t, app, admin, { name: 'Quiet', path: '/quiet', proxy_pass_url: srv.base });
+  await registerServer(t, app, admin, { name: 'Quiet', path: '/quiet', proxy_pass_url: srv.base });
   await until('the check at registration', () => srv.initializeCount() === 1);
   // A positive test of absence needs some wait; the same wait saw several probes at 0.2 s above.
   await new Promise((r) => setTimeout(r, 1000));
@@ -63,7 +60,7 @@ t.test('concurrency bounds the probes in flight, across a sweep and the checks o
   t.teardown(() => srv.stop());
   const { app, admin } = await setup(t, { concurrency: 3 });
   // Registered all at once: each new server is checked at once, all through the same three slots.
-  await Promise.all(Array.from({ length: 10 }, (_, i) => register(t, app, admin, { name: `S${i}`, path: `/s${i}`, proxy_pass_url: `${srv.base}/s${i}` })));
+  await Promise.all(Array.from({ length: 10 }, (_, i) => registerServer(t, app, admin, { name: `S${i}`, path: `/s${i}`, proxy_pass_url: `${srv.base}/s${i}` })));
   await until('the checks of the new servers', async () => {
     const all = (await app.inject({ method: 'GET', url: '/api/servers/health', headers: admin })).json().servers as Record<string, { last_checked_iso: string | null }>;
     return Object.values(all).filter((e) => e.last_checked_iso).length === 10;
@@ -81,7 +78,7 @@ t.test('no overlapping checks of one server: periodic sweep plus a burst of refr
   const srv = await startControlledServer({ tools: [ADD] });
   t.teardown(() => srv.stop());
   const { app, admin } = await setup(t, { interval_seconds: 0.2, concurrency: 10 });
-  await register(t, app, admin, { name: 'Slow', path: '/slow', proxy_pass_url: srv.base });
+  await registerServer(t, app, admin, { name: 'Slow', path: '/slow', proxy_pass_url: srv.base });
   await until('first check', async () => (await server(app, admin, '/slow')).last_checked_iso !== null);
   srv.behaviour.initDelayMs = 600;
   await until('a periodic check in flight', () => srv.inFlight() === 1);
@@ -100,7 +97,7 @@ t.test('a refresh after a credential update does not reuse the check of the old 
   const srv = await startControlledServer({ tools: [ADD], auth: { header: 'authorization', value: 'Bearer old', status: 401 } });
   t.teardown(() => srv.stop());
   const { app, admin } = await setup(t, {});
-  await register(t, app, admin, { name: 'Rotating', path: '/rotating', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'old' });
+  await registerServer(t, app, admin, { name: 'Rotating', path: '/rotating', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'old' });
   await until('first check', async () => (await server(app, admin, '/rotating')).health_status === 'healthy');
 
   srv.behaviour.initDelayMs = 500;
@@ -124,8 +121,8 @@ t.test('a refresh is never overwritten by an older sweep result still waiting to
   const slow = await startControlledServer({ tools: [ADD] });
   t.teardown(() => Promise.all([srv.stop(), slow.stop()]));
   const { app, admin } = await setup(t, {});
-  await register(t, app, admin, { name: 'Rotating', path: '/a-rotating', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'old' });
-  await register(t, app, admin, { name: 'Slow', path: '/b-slow', proxy_pass_url: slow.base });
+  await registerServer(t, app, admin, { name: 'Rotating', path: '/a-rotating', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'old' });
+  await registerServer(t, app, admin, { name: 'Slow', path: '/b-slow', proxy_pass_url: slow.base });
   await until('first checks', async () => (await server(app, admin, '/a-rotating')).health_status === 'healthy' && (await server(app, admin, '/b-slow')).health_status === 'healthy');
 
   // The backend rotates; a sweep finds the stale credential, and its result waits in the sweep's write batch (the slow server keeps the sweep open).

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readJsonBody } from '../fixtures/json-body.ts';
 
 /** What a wire server answers next (a queue; `text` with the default sentence when empty). */
 export type Behaviour =
@@ -31,13 +32,6 @@ function defaultBehaviour(body: Record<string, unknown>): Behaviour {
   return { kind: 'text', text: DEFAULT_TEXT };
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-}
-
 /** A loopback HTTP server with a behaviour queue; `handle` speaks one vendor's protocol. */
 export async function startWire(
   handle: (b: Behaviour, req: IncomingMessage, body: Record<string, unknown>, res: ServerResponse) => void,
@@ -47,7 +41,7 @@ export async function startWire(
   const requests: WireServer['requests'] = [];
   const queue: Behaviour[] = [];
   const server: Server = createServer(async (req, res) => {
-    const body = req.method === 'POST' ? await readJson(req) : {};
+    const body = req.method === 'POST' ? ((await readJsonBody<Record<string, unknown>>(req)) ?? {}) : {};
     requests.push({ path: req.url ?? '', headers: req.headers, body });
     const b = req.url?.includes('/models') || req.url?.includes('/embeddings') ? ({ kind: 'text', text: DEFAULT_TEXT } as Behaviour) : (queue.shift() ?? defaultBehaviour(body));
     if (b.kind === 'hang') return; // never answers: the client's timeout must fire
