@@ -52,8 +52,12 @@ t.test('a server killed mid-run: after restart the session reads idle, its event
   const store = await openStore({ backend: 'sqlite', dataDir });
   t.teardown(() => store.close());
   const app = await makeApp(t, config, { store, env: { DATA_DIR: dataDir } });
-  const rec = (await store.collection<{ status: string }>('agent_runs').get('a/cut'))!;
+  const rec = (await store.collection<{ status: string; heartbeat_at: number }>('agent_runs').get('a/cut'))!;
   t.equal(rec.status, 'running', 'the killed process left its run marked running');
+  // Another boot's run counts as live (it may be a replica) until its heartbeat is stale_after_ms old:
+  // wait for that age, which a fast restart can reach sooner than the killed process's last beat allows.
+  const staleIn = rec.heartbeat_at + config.platform.agents.stale_after_ms - Date.now();
+  if (staleIn > 0) await new Promise((r) => setTimeout(r, staleIn + 50));
   const status = await app.inject({ url: '/api/v1/agents/a/sessions/cut/status' });
   t.equal(status.json().status, 'idle', 'a run whose process is gone reads idle');
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/a/sessions/cut/run' })).statusCode, 404);
