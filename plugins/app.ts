@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { loadSettings, type LoadOptions, type Settings } from '../core/config.ts';
@@ -8,9 +7,9 @@ import { buildProviders } from '../core/providers.ts';
 import { openStore, type Store } from '../core/store.ts';
 import type { SwitchboardContext } from './context.ts';
 import errors from './errors.ts';
-import requestId from './request-id.ts';
+import requestContext, { requestIdGenerator } from './request-context.ts';
 import { lazyCompilers, trackLazyCompilers } from './ops/lazy-compilers.ts';
-import { lazyChildLogger, loggerOptions } from './ops/logging.ts';
+import { createRootLogger, requestLoggerFactory } from './ops/logging.ts';
 import metrics from './ops/metrics.ts';
 import openapi from './ops/openapi.ts';
 import ops from './ops/index.ts';
@@ -36,24 +35,26 @@ export { compileAllSchemas } from './ops/lazy-compilers.ts';
 export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance> {
   const settings: Settings = loadSettings(opts);
   const lazy = lazyCompilers();
+  const log = createRootLogger(opts.logLevel ?? settings.logLevel, opts.logStream);
   const app = Fastify({
-    logger: loggerOptions(opts.logLevel ?? settings.logLevel, opts.logStream),
+    // No Fastify logger: ours is set as app.log below and request loggers are made from it (ops/logging.ts).
+    logger: false,
     bodyLimit: settings.config.body_limit_bytes ?? 1024 * 1024,
     // An incoming X-Request-Id is kept when it is a sane token; anything else
     // (huge, or with characters that could forge log lines) gets a fresh id.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.:@/+=-]{1,128}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdGenerator(),
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true },
     // A request's pino child is made only when the request logs at an enabled level (ops/logging.ts).
-    childLoggerFactory: lazyChildLogger as never,
+    childLoggerFactory: requestLoggerFactory(log) as never,
     // Validators and serialisers compile on a route's first request (plugins/ops/lazy-compilers.ts).
     schemaController: { compilersFactory: lazy.compilersFactory },
   }).withTypeProvider<TypeBoxTypeProvider>();
   trackLazyCompilers(app, lazy);
+  // Fastify keeps its logger as a plain `log` property of the root instance, which every plugin's
+  // instance inherits; this replaces its no-op logger with ours (test/ops/logging.test.ts checks both).
+  (app as unknown as { log: unknown }).log = log;
 
   const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url }));
   let packages, providers;
@@ -73,7 +74,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
 
   await app.register(errors);
-  await app.register(requestId);
+  await app.register(requestContext);
   await app.register(openapi);
   await app.register(metrics);
   await app.register(ops);

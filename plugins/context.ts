@@ -20,5 +20,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the platform auth plugin on /api/v1 requests. */
     principal?: Principal;
+    /** performance.now() when the request arrived (plugins/request-context.ts). */
+    sbStartedAt: number;
   }
 }

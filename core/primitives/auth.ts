@@ -18,11 +18,13 @@ export interface AuthRequest {
 /**
  * A platform auth backend (kind `auth`). `authenticate` returns the principal,
  * or undefined when the request carries no usable credential (the plugin
- * answers 401 with WWW-Authenticate).
+ * answers 401 with WWW-Authenticate). A backend that needs no I/O (noop, a
+ * table of API keys) may answer synchronously: it runs on every /api/v1
+ * request, and a promise per request is a measurable share of a fast route.
  */
 export interface AuthBackend extends ProviderBase {
   readonly kind: 'auth';
-  authenticate(req: AuthRequest): Promise<Principal | undefined>;
+  authenticate(req: AuthRequest): Promise<Principal | undefined> | Principal | undefined;
   /** What /auth/config publishes for UIs (never secrets). */
   publicConfig(): Record<string, unknown>;
 }

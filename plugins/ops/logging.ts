@@ -1,5 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import type { DestinationStream } from 'pino';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 
 /** Header and body fields whose values must never reach a log line. */
 export const REDACT = [
@@ -51,13 +51,21 @@ export function serializeRequest(request: FastifyRequest) {
   };
 }
 
-export function loggerOptions(level: string, stream?: DestinationStream) {
-  return {
+/**
+ * The process's logger. Switchboard owns it rather than letting Fastify make
+ * one: a Fastify logger makes Fastify put a 'finish' and an 'error' listener
+ * on every response (to log the completed request), and adding and removing
+ * them was the largest single cost we added to a request. The completed line
+ * is written by the metrics hook instead (ops/metrics.ts), only when `info` is
+ * enabled. Serializers are Fastify's usual three, with credentials masked.
+ */
+export function createRootLogger(level: string, stream?: DestinationStream): Logger {
+  const opts = {
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
-    serializers: { req: serializeRequest },
-    ...(stream ? { stream } : {}),
+    serializers: { req: serializeRequest, res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }), err: stdSerializers.err },
   };
+  return stream ? pino(opts, stream) : pino(opts);
 }
 
 type Bindings = Record<string, unknown>;
@@ -139,11 +147,13 @@ class LazyChildLogger {
 }
 
 /**
- * Fastify's `childLoggerFactory`: a lazy child, unless the route sets its own
- * log level (then the real child is needed to carry it).
+ * Fastify's `childLoggerFactory`. Fastify runs without a logger of its own
+ * (see createRootLogger), so the logger it passes in is its no-op one: every
+ * request's logger is a lazy child of `root` instead, unless the route sets
+ * its own log level (then the real child is needed to carry it).
  */
-export function lazyChildLogger(logger: unknown, bindings: Bindings, opts: ChildOptions): unknown {
-  const parent = logger as PinoLike;
-  if (opts.level !== undefined || typeof parent.isLevelEnabled !== 'function') return parent.child(bindings, opts);
-  return new LazyChildLogger(parent, bindings, opts);
+export function requestLoggerFactory(root: Logger) {
+  const parent = root as unknown as PinoLike;
+  return (_fastifyLogger: unknown, bindings: Bindings, opts: ChildOptions): unknown =>
+    opts.level !== undefined ? parent.child(bindings, opts) : new LazyChildLogger(parent, bindings, opts);
 }

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../../core/errors.ts';
 import type { AuthBackend } from '../../core/primitives/auth.ts';
@@ -12,12 +13,23 @@ import { Principal } from '../../core/primitives/auth.ts';
 export default fp(
   async (app) => {
     const backend = () => app.sb.providers.get<AuthBackend>('auth');
-    app.addHook('onRequest', async (request) => {
-      const b = backend();
-      if (!b) throw unauthorized('SB_ERR_AUTH_NO_BACKEND', 'No auth backend is configured');
-      const principal = await b.authenticate({ headers: request.headers });
-      if (!principal) throw unauthorized('SB_ERR_AUTH_INVALID');
+    const admit = (request: FastifyRequest, principal: Principal | undefined, done: (err?: Error) => void) => {
+      if (!principal) return done(unauthorized('SB_ERR_AUTH_INVALID'));
       request.principal = principal;
+      done();
+    };
+    // Callback style, and no promise when the backend answers synchronously (AuthBackend.authenticate).
+    app.addHook('onRequest', (request, _reply, done) => {
+      const b = backend();
+      if (!b) return done(unauthorized('SB_ERR_AUTH_NO_BACKEND', 'No auth backend is configured'));
+      let out: ReturnType<AuthBackend['authenticate']>;
+      try {
+        out = b.authenticate({ headers: request.headers });
+      } catch (err) {
+        return done(err as Error);
+      }
+      if (out && typeof (out as Promise<unknown>).then === 'function') (out as Promise<Principal | undefined>).then((p) => admit(request, p, done), done);
+      else admit(request, out as Principal | undefined, done);
     });
     app.get('/auth/whoami', { schema: { tags: ['auth'], summary: 'The authenticated caller', response: { 200: Principal } } }, async (request) => request.principal!);
   },

@@ -30,7 +30,7 @@ export const apiKeyAuth: ProviderFactory<AuthBackend> = {
       type: 'api_key',
       kind: 'auth',
       capabilities: {},
-      async authenticate(req) {
+      authenticate(req) {
         const cred = presentedCredential(req);
         const p = cred === undefined ? undefined : byDigest.get(digest(cred));
         // A copy, so a route that edits request.principal cannot change the configured key.

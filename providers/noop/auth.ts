@@ -14,7 +14,7 @@ export const noopAuth: ProviderFactory<AuthBackend> = {
     type: 'noop',
     kind: 'auth',
     capabilities: {},
-    authenticate: async () => ({ ...NOOP_PRINCIPAL, groups: [], scopes: [] }),
+    authenticate: () => ({ ...NOOP_PRINCIPAL, groups: [], scopes: [] }),
     publicConfig: () => ({ enabled: false }),
     healthcheck: async () => 'ok',
     close: async () => {},

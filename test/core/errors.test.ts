@@ -103,21 +103,27 @@ t.test('the default body limit is 1 MiB and body_limit_bytes changes it', async 
   await t.rejects(makeApp(t, { body_limit_bytes: 10 }), { code: 'SB_ERR_CONFIG_INVALID', message: /body_limit_bytes/ });
 });
 
+/** A made id: the process's 12-hex-digit random prefix and a base-36 counter (plugins/request-context.ts). */
+const MADE_ID = /^[0-9a-f]{12}-[0-9a-z]+$/;
+
 t.test('request ids are echoed, or made when absent, on success and on errors', async (t) => {
   const app = await makeApp(t);
   const given = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
   t.equal(given.headers['x-request-id'], 'abc-123');
   const made = await app.inject({ method: 'GET', url: '/healthz' });
-  t.match(made.headers['x-request-id'], /^[0-9a-f-]{36}$/);
+  t.match(made.headers['x-request-id'], MADE_ID);
   t.equal(made.headers['x-correlation-id'], made.headers['x-request-id']);
   const forged = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': `${'x'.repeat(300)}` } });
-  t.match(forged.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an oversized id is replaced');
+  t.match(forged.headers['x-request-id'], MADE_ID, 'an oversized id is replaced');
   const spaced = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a b"c' } });
-  t.match(spaced.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an id with odd characters is replaced');
+  t.match(spaced.headers['x-request-id'], MADE_ID, 'an id with odd characters is replaced');
   const other = await app.inject({ method: 'GET', url: '/healthz' });
   t.not(other.headers['x-request-id'], made.headers['x-request-id'], 'a new id per request');
+  const otherApp = await makeApp(t);
+  const elsewhere = await otherApp.inject({ method: 'GET', url: '/healthz' });
+  t.not(String(elsewhere.headers['x-request-id']).split('-')[0], String(made.headers['x-request-id']).split('-')[0], 'another process (or app) has another prefix');
   const corr = await app.inject({ method: 'GET', url: '/nowhere', headers: { 'x-correlation-id': 'corr-9' } });
   t.equal(corr.statusCode, 404);
   t.equal(corr.headers['x-correlation-id'], 'corr-9');
-  t.match(corr.headers['x-request-id'], /^[0-9a-f-]{36}$/);
+  t.match(corr.headers['x-request-id'], MADE_ID);
 });

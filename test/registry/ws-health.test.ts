@@ -224,3 +224,30 @@ t.test('keep-alive: a peer that stops answering pings is dropped; stats follow c
   await statsUntil(app, (s) => s.active_connections === 0, 'clean disconnect');
   t.pass('a clean disconnect decrements active_connections');
 });
+
+t.test('an Upgrade to a route without a WebSocket handler gets its HTTP answer and then the socket is closed', async (t) => {
+  const { app } = await listening(t);
+  const port = (app.server.address() as { port: number }).port;
+  // Routes outside the WebSocket plugin's own scope: the ops surface, the platform and the registry.
+  for (const path of ['/healthz', '/api/v1/providers', '/validate']) {
+    const socket = tcpConnect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
+    const timer = setTimeout(() => socket.destroy(new Error('still open')), 5000);
+    await closed;
+    clearTimeout(timer);
+    t.match(text, /^HTTP\/1\.1 (200|401) /, `${path}: the route's own answer, not a 101`);
+    t.notOk(socket.errored, `${path}: closed by the server, not by the 5 s guard`);
+  }
+  // The WebSocket routes themselves still upgrade.
+  const { ws } = feed(t, `ws://127.0.0.1:${port}/ws/health_status`);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  t.pass('the live feed still upgrades');
+});

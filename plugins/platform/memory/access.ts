@@ -12,6 +12,8 @@ const RESERVED = new Set(['namespaces', 'sessions', 'actors', 'resources']);
  * other namespace is open to any authenticated caller.
  */
 export function canUseNamespace(p: Principal | undefined, ns: string): boolean {
+  // Most namespaces are shared ones: skip the regex for them (this runs on every memory request).
+  if (!ns.startsWith('user:') && !ns.startsWith('group:')) return true;
   const m = /^(user|group):([^:]+)(?::|$)/.exec(ns);
   if (!m || p?.is_admin) return true;
   return m[1] === 'user' ? p?.id === m[2] : (p?.groups ?? []).includes(m[2]);

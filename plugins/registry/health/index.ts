@@ -91,8 +91,6 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
   };
   const pathOf = (server: string) => `/${decodeURIComponent(server).replace(/^\/+|\/+$/g, '')}`;
 
-  await app.register(websocket, { options: { maxPayload: 4096 } });
-
   const refreshSchema = { tags: ['registry-health'], params: Params, response: { 200: Refresh } };
   app.post('/api/servers/:server/refresh', { schema: { ...refreshSchema, summary: 'Check a server now and re-discover its tools' } }, async (request) => {
     const path = pathOf((request.params as { server: string }).server);
@@ -120,22 +118,29 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
 
   app.get('/api/health/ws/stats', { schema: { tags: ['registry-health'], summary: 'WebSocket statistics', response: { 200: Type.Object({ active_connections: Type.Integer(), total_messages_sent: Type.Integer(), uptime_seconds: Type.Integer() }) } } }, async () => hub.stats());
 
-  // One path, two faces: a plain GET is the HTTP snapshot (no auth), an Upgrade is the live feed (session required).
-  app.route({
-    method: 'GET',
-    url: '/api/health/ws/health_status',
-    schema: { tags: ['registry-health'], summary: 'Health of every server (HTTP snapshot; WebSocket with a session for live updates)', response: { 200: HealthMap } },
-    handler: async () => snapshot(),
-    wsHandler: (socket, request) => {
-      if (!request.user) {
-        socket.close(4401, 'a session cookie is required');
-        return;
-      }
+  // The WebSocket plugin in a scope of its own: it adds an onRequest and an onResponse hook to every
+  // route of the scope it is registered in, and an onResponse hook makes Fastify put two listeners on
+  // every response. Upgrades that reach a route without a WebSocket handler are closed by
+  // plugins/request-context.ts.
+  await app.register(async (ws) => {
+    await ws.register(websocket, { options: { maxPayload: 4096 } });
+    // One path, two faces: a plain GET is the HTTP snapshot (no auth), an Upgrade is the live feed (session required).
+    ws.route({
+      method: 'GET',
+      url: '/api/health/ws/health_status',
+      schema: { tags: ['registry-health'], summary: 'Health of every server (HTTP snapshot; WebSocket with a session for live updates)', response: { 200: HealthMap } },
+      handler: async () => snapshot(),
+      wsHandler: (socket, request) => {
+        if (!request.user) {
+          socket.close(4401, 'a session cookie is required');
+          return;
+        }
+        void hub.add(socket);
+      },
+    });
+    ws.get('/ws/health_status', { websocket: true, schema: { hide: true } }, (socket) => {
       void hub.add(socket);
-    },
-  });
-  app.get('/ws/health_status', { websocket: true, schema: { hide: true } }, (socket) => {
-    void hub.add(socket);
+    });
   });
 }
 
