@@ -2,43 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RECORD, startBare } from './bare-baseline.ts';
 import { load, median, percentiles, type BenchModule, type BenchRow, type LoadResult } from './harness.ts';
 // npm start is `node scripts/build.mjs && node dist/switchboard.js`: the build runs once, before any clock.
 import { buildOnce, freePort, ROOT, stopChild as stop, waitHealthy } from './processes.ts';
-
-/** What GET /api/v1/memory/bench/k1 answers, so the baseline serialises the same bytes. */
-const RECORD = {
-  namespace: 'bench',
-  key: 'k1',
-  content: 'The quick brown fox jumps over the lazy dog.',
-  metadata: { source: 'bench', n: 1 },
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-};
-
-/**
- * A bare Fastify server with one route of the same shape, in its own process:
- * the servers under test never share an event loop with autocannon.
- */
-const BARE = `
-import Fastify from 'fastify';
-const record = JSON.parse(process.env.BENCH_RECORD);
-const app = Fastify({ logger: false });
-app.get('/api/v1/memory/:namespace/:key', async () => record);
-await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
-`;
-
-async function startBare(): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--input-type=module', '-e', BARE], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), BENCH_RECORD: JSON.stringify(RECORD) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(`${base}/api/v1/memory/bench/k1`, child);
-  return { base, child };
-}
 
 /** Switchboard as `npm start` runs it (both surfaces, SQLite store), timed from spawn to the first /healthz 200. */
 async function startSwitchboard(): Promise<{ base: string; child: ChildProcess; readyMs: number }> {
@@ -105,7 +72,7 @@ const bench: BenchModule = async () => {
     if (check.status !== 200) throw new Error(`memory retrieve answered ${check.status}: ${await check.text()}`);
 
     // Warm both JITs, then measure back to back.
-    await load({ url: `${bare.base}/api/v1/memory/bench/k1`, duration: 1 });
+    await load({ url: bare.url, duration: 1 });
     await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders, duration: 1 });
     // Interleaved rounds, best of each: the machine is shared, and a burst of
     // someone else's work during one target's only window would skew its ratio.
@@ -123,7 +90,7 @@ const bench: BenchModule = async () => {
     const cpu = { bare: 0, bareReqs: 0, sb: 0, sbReqs: 0 };
     for (let i = 0; i < rounds; i++) {
       let c0 = cpuMs(bare.child.pid!);
-      const b = await load({ url: `${bare.base}/api/v1/memory/bench/k1` });
+      const b = await load({ url: bare.url });
       cpu.bare += cpuMs(bare.child.pid!) - c0;
       cpu.bareReqs += b.rps * seconds;
       base = best(base, b);

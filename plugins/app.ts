@@ -73,10 +73,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     if (!opts.store) await store.close();
   });
 
-  await app.register(errors);
   await app.register(requestContext);
-  await app.register(openapi);
   await app.register(metrics);
+  await app.register(errors);
+  await app.register(openapi);
   await app.register(ops);
   if (opts.beforeSurfaces) await opts.beforeSurfaces(app as unknown as FastifyInstance);
   if (settings.surfaces.includes('platform')) await app.register(platform);

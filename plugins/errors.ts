@@ -48,7 +48,10 @@ export default fp(
       return reply.status(status).send({ detail: err.message, code: err.code ? `SB_ERR_HTTP_${err.code}` : 'SB_ERR_BAD_REQUEST' });
     });
 
-    app.setNotFoundHandler((request, reply) => {
+    // Metrics count unmatched requests here (registered before this plugin, ops/metrics.ts): the
+    // not-found handler is not a route, so no route's hook sees it.
+    const count = app.countUnmatched;
+    app.setNotFoundHandler(count ? { preHandler: (request, reply, done) => (count(request, reply.code(404)), done()) } : {}, (request, reply) => {
       reply.status(404).send({ detail: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'SB_ERR_ROUTE_NOT_FOUND' });
     });
   },

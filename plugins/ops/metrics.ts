@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { Gauge, Registry } from 'prom-client';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
@@ -64,33 +65,49 @@ export default fp(
       };
     });
 
-    // Label children are cached per (method, route, status): this runs on every request.
-    const children = new Map<string, { count: ReturnType<typeof requests.child>; time: ReturnType<typeof duration.child> }>();
     // Requests are timed and counted from their arrival (request-context.ts) to onSend, not to the
     // response's 'finish': an onResponse hook (or a Fastify logger) makes Fastify add and remove two
     // listeners on every response, the largest single cost a request paid for being observed. The cost
     // is that a reply hijacked for a stream is not counted, and the time stops when the payload is
     // handed to Node.
-    app.addHook('onSend', (request, reply, payload, done) => {
-      // Unmatched URLs share one label: the raw URL of a 404 is attacker-chosen.
-      const route = request.routeOptions.url ?? '(unmatched)';
-      const ms = performance.now() - request.sbStartedAt;
-      if (route !== '/metrics') {
-        const key = `${request.method} ${route} ${reply.statusCode}`;
-        let c = children.get(key);
-        if (!c) {
-          const labels = { method: request.method, route, status: String(reply.statusCode) };
-          c = { count: requests.child(labels), time: duration.child(labels) };
-          children.set(key, c);
+    type Series = { count: ReturnType<typeof requests.child>; time: ReturnType<typeof duration.child> };
+    /** The series of one route pattern, by method and status: made on first use, then an array index. */
+    const seriesOf = (route: string) => {
+      const byMethod = new Map<string, Series[]>();
+      return (method: string, status: number): Series => {
+        let byStatus = byMethod.get(method);
+        if (!byStatus) byMethod.set(method, (byStatus = []));
+        let s = byStatus[status];
+        if (!s) {
+          const labels = { method, route, status: String(status) };
+          s = byStatus[status] = { count: requests.child(labels), time: duration.child(labels) };
         }
-        c.count.inc();
-        c.time.observe(ms / 1000);
-      }
+        return s;
+      };
+    };
+    const observe = (request: FastifyRequest, reply: FastifyReply, series: Series) => {
+      const ms = performance.now() - request.sbStartedAt;
+      series.count.inc();
+      series.time.observe(ms / 1000);
       // One line per request at info, as Fastify's own logger would write it on 'finish'.
       // Request loggers are pino children or lazy ones (ops/logging.ts): both answer isLevelEnabled.
       if ((request.log as unknown as Pick<Logger, 'isLevelEnabled'>).isLevelEnabled('info')) request.log.info({ res: reply, responseTime: ms }, 'request completed');
-      done(null, payload);
+    };
+    // Each route gets its own onSend hook that knows its pattern, rather than one app-wide hook asking
+    // Fastify for the route on every request (request.routeOptions builds an object each time).
+    app.addHook('onRoute', (route) => {
+      if (route.url === '/metrics') return;
+      const series = seriesOf(route.url);
+      const hook: onSendHookHandler = (request, reply, payload, done) => {
+        observe(request, reply, series(request.method, reply.statusCode));
+        done(null, payload);
+      };
+      route.onSend = route.onSend === undefined ? [hook] : [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), hook];
     });
+    // Unmatched URLs share one label (the raw URL of a 404 is attacker-chosen); the not-found handler
+    // (plugins/errors.ts) is not a route, so it reports here itself.
+    const unmatched = seriesOf('(unmatched)');
+    app.decorate('countUnmatched', (request: FastifyRequest, reply: FastifyReply) => observe(request, reply, unmatched(request.method, 404)));
 
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
       reply.header('content-type', registry.contentType);
@@ -99,3 +116,10 @@ export default fp(
   },
   { name: 'switchboard-metrics', dependencies: ['switchboard-request-context'], decorators: { fastify: ['sb'] } },
 );
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts a request no route matched (the not-found handler calls it; set by ops/metrics.ts). */
+    countUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void;
+  }
+}

@@ -43,6 +43,8 @@ t.test('/metrics: requests by route pattern and status, latency histogram, provi
   const failed = await app.inject({ url: '/test/mem/ns/k3', headers: { 'x-provider-memory': 'b' } });
   t.equal(failed.statusCode, 500);
   await app.inject({ url: '/no/such/thing/42' });
+  await app.inject({ method: 'HEAD', url: '/healthz' });
+  await app.inject({ method: 'POST', url: '/api/v1/nowhere', payload: {} });
 
   const res = await app.inject({ url: '/metrics' });
   t.equal(res.statusCode, 200);
@@ -55,7 +57,9 @@ t.test('/metrics: requests by route pattern and status, latency histogram, provi
   t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/test/mem/:ns/:key', status: '200' }), 2, 'labelled by pattern');
   t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/test/mem/:ns/:key', status: '500' }), 1, 'and by status');
   t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }), 1, 'unknown URLs share one label');
-  t.notMatch(text, /\/test\/mem\/ns\/k1|\/no\/such\/thing/, 'no raw URL becomes a label');
+  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'POST', route: '(unmatched)', status: '404' }), 1, 'by method, inside a surface too');
+  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'HEAD', route: '/healthz', status: '200' }), 1, 'a HEAD route is counted once, under its own method');
+  t.notMatch(text, /\/test\/mem\/ns\/k1|\/no\/such\/thing|nowhere/, 'no raw URL becomes a label');
 
   t.equal(sample(text, 'switchboard_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' }), 2);
   t.equal(sample(text, 'switchboard_http_request_duration_seconds_bucket', { method: 'GET', route: '/healthz', status: '200', le: '+Inf' }), 2);

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { ExpiringLru } from '../../plugins/registry/auth/lru.ts';
+import { TokenCache } from '../../plugins/registry/auth/token-cache.ts';
 
 t.test('verified-token cache: kept until expiry, bounded, least recently used evicted first', async (t) => {
   const lru = new ExpiringLru<string>(4);
@@ -25,4 +26,24 @@ t.test('verified-token cache: kept until expiry, bounded, least recently used ev
     t.equal(big.get('hot', now), 1, `hot entry kept after ${i + 1} insertions`);
   }
   t.equal(big.size, 100);
+});
+
+t.test('token cache: keyed by the token tail, but only the very same token gets an entry back', async (t) => {
+  const cache = new TokenCache<string>(10);
+  const now = 1_000_000;
+  const tail = 'S'.repeat(40); // two tokens with the same signature part and different payloads
+  const alice = `header.${'a'.repeat(200)}.${tail}`;
+  const mallory = `header.${'m'.repeat(200)}.${tail}`;
+  cache.set(alice, 'alice', now + 1000);
+  t.equal(cache.get(alice, now), 'alice', 'the cached token is found');
+  t.equal(cache.get(`${alice}`.slice(0), now), 'alice', 'from another string with the same text (each header is a new string)');
+  t.equal(cache.get(mallory, now), undefined, 'a token that only shares the tail is a miss, not alice');
+  cache.set(mallory, 'mallory', now + 1000);
+  t.equal(cache.get(mallory, now), 'mallory');
+  t.equal(cache.get(alice, now), undefined, 'they take turns in the slot: alice is verified again, never answered as mallory');
+  t.equal(cache.get(alice, now + 1000), undefined, 'expiry still applies');
+  const short = 'opaque-short-token';
+  cache.set(short, 'short', now + 1000);
+  t.equal(cache.get(short, now), 'short', 'short tokens are keyed whole');
+  t.equal(cache.get('opaque-short-tokeN', now), undefined);
 });

@@ -1,7 +1,10 @@
 import { SwitchboardError, forbidden } from '../../../core/errors.ts';
 import type { FastifyRequest } from 'fastify';
 import type { UiPermission, UserContext } from './context.ts';
+import { normalizePath } from './paths.ts';
 import { resourceKey } from './resource-binding.ts';
+
+export { normalizePath };
 
 /** The require* helpers take the request (better 401 details) or a UserContext. */
 export type Subject = UserContext | FastifyRequest | undefined;
@@ -19,10 +22,6 @@ function unpack(subject: Subject): { user?: UserContext; failure?: string } {
 const WILDCARDS = new Set(['*', 'all']);
 const AGENT_PERMS = new Set(['list_agents', 'get_agent', 'publish_agent', 'modify_agent', 'delete_agent']);
 
-/** `/a/b/` and `a/b` name the same resource. */
-export function normalizePath(p: string): string {
-  return p.replace(/^\/+|\/+$/g, '');
-}
 
 /** A resource-bound token may only touch its own resource. */
 export function boundTo(user: UserContext, resourcePath: string): boolean {

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { UserContext } from './context.ts';
 import type { AdminCredentials } from './keys.ts';
-import { ExpiringLru } from './lru.ts';
+import { TokenCache } from './token-cache.ts';
 import type { ScopeStore } from './scope-store.ts';
 import type { Collection, Store } from '../../../core/store.ts';
 import { SESSION_COOKIE, readCookie, verifySession, type SessionPayload } from './session.ts';
@@ -45,7 +45,7 @@ function safeEqual(a: string, b: string): boolean {
  * they expire (bounded LRU), so the hot path of /validate is a map lookup.
  */
 export class Authenticator {
-  private readonly cache = new ExpiringLru<{ ctx: UserContext; version: number; identity: VerifiedIdentity & { claimScopes?: string[] } }>(10_000);
+  private readonly cache = new TokenCache<{ ctx: UserContext; version: number; identity: VerifiedIdentity & { claimScopes?: string[] } }>(10_000);
 
   /** Logged-out session ids until their cookie would have expired, shared by replicas through the core store. */
   private readonly revoked: Collection<true>;

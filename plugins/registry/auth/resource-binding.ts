@@ -1,5 +1,6 @@
 import { badRequest } from '../../../core/errors.ts';
 import type { UserContext } from './context.ts';
+import { normalizePath } from './paths.ts';
 
 /**
  * Resource binding of tokens (spec 4.4 rules 4-6): how ids are normalised and
@@ -81,7 +82,7 @@ export function serverNameOf(path: string): string | undefined {
   if (path.startsWith('/api/') || path === '/api') return undefined;
   const m = MCP_SUFFIX.exec(path);
   if (!m && REGISTRY_PATHS.some((p) => underPrefix(path, p))) return undefined;
-  const base = (m ? path.slice(0, m.index) : path).replace(/^\/+|\/+$/g, '');
+  const base = normalizePath(m ? path.slice(0, m.index) : path);
   return base || undefined;
 }
 
