@@ -139,40 +139,39 @@ export class ProviderSet {
     await Promise.allSettled(this.all().map((p) => p.close()));
   }
 
-  /** Wrap provider methods so every call is counted by kind, provider and outcome. */
+  /**
+   * Wrap provider methods so every call is counted by kind, provider and
+   * outcome. The result is a facade made once per instance: its prototype is
+   * the instance, so plain properties (name, capabilities, ...) read through
+   * live, and it owns one wrapper per method found at registration, each
+   * calling the method on the instance itself (so `this` inside a provider is
+   * always the provider). A Proxy did the same with a trap on every property
+   * read, which was a visible share of a fast provider call.
+   */
   private instrument<P extends ProviderBase>(instance: P): P {
     const set = this;
-    const skip = new Set(['healthcheck', 'close']);
     type Fn = (...a: unknown[]) => unknown;
-    interface Slot {
-      orig: Fn;
-      wrapped: Fn;
-      /** The observer the recorders came from; re-asked if the ops plugin sets another. */
-      from?: CallObserver;
-      ok?: CallRecorder;
-      error?: CallRecorder;
-    }
-    // One wrapper per method, rebuilt only if the method itself is replaced:
-    // a fresh closure on every property read would cost an allocation per call.
-    const slots = new Map<string, Slot>();
-    const wrap = (target: P, prop: string, value: Fn): Slot => {
-      const slot: Slot = { orig: value, wrapped: value };
+    const counted = (prop: string, value: Fn): Fn => {
+      // The observer the recorders came from; re-asked if the ops plugin sets another.
+      let from: CallObserver | undefined;
+      let ok: CallRecorder | undefined;
+      let error: CallRecorder | undefined;
       // A series appears on its first call with that outcome, as before: no zero-valued error series.
       const record = (observer: CallObserver, outcome: 'ok' | 'error', seconds: number) => {
-        if (slot.from !== observer) {
-          slot.from = observer;
-          slot.ok = slot.error = undefined;
+        if (from !== observer) {
+          from = observer;
+          ok = error = undefined;
         }
-        const rec = outcome === 'ok' ? (slot.ok ??= observer(target.kind, target.name, prop, 'ok')) : (slot.error ??= observer(target.kind, target.name, prop, 'error'));
+        const rec = outcome === 'ok' ? (ok ??= observer(instance.kind, instance.name, prop, 'ok')) : (error ??= observer(instance.kind, instance.name, prop, 'error'));
         rec(seconds);
       };
-      slot.wrapped = function (this: unknown, ...args: unknown[]) {
+      return function (...args: unknown[]) {
         const observer = set.observer;
-        if (!observer) return value.apply(target, args);
+        if (!observer) return value.apply(instance, args);
         const start = performance.now();
         let out: unknown;
         try {
-          out = value.apply(target, args);
+          out = value.apply(instance, args);
         } catch (e) {
           record(observer, 'error', (performance.now() - start) / 1000);
           throw e;
@@ -192,17 +191,22 @@ export class ProviderSet {
         record(observer, 'ok', (performance.now() - start) / 1000);
         return out;
       };
-      return slot;
     };
-    return new Proxy(instance, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== 'function' || typeof prop !== 'string' || skip.has(prop)) return value;
-        let slot = slots.get(prop);
-        if (!slot || slot.orig !== value) slots.set(prop, (slot = wrap(target, prop, value as Fn)));
-        return slot.wrapped;
-      },
-    });
+    const facade = Object.create(instance) as P;
+    const seen = new Set<string>(['constructor']);
+    for (let o: object | null = instance; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+      for (const prop of Object.getOwnPropertyNames(o)) {
+        if (seen.has(prop)) continue;
+        seen.add(prop);
+        const value = Object.getOwnPropertyDescriptor(o, prop)?.value as unknown;
+        if (typeof value !== 'function') continue; // data and accessors stay on the instance
+        const fn = value as Fn;
+        // Probes and shutdown are not provider calls to count, but they run on the instance too.
+        const wrapped = prop === 'healthcheck' || prop === 'close' ? (...args: unknown[]) => fn.apply(instance, args) : counted(prop, fn);
+        Object.defineProperty(facade, prop, { value: wrapped, writable: true, configurable: true, enumerable: true });
+      }
+    }
+    return facade;
   }
 }
 
