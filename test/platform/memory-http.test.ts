@@ -23,6 +23,15 @@ t.test('noop mode: store, retrieve, list, search and delete through HTTP', async
   const bad = await app.inject({ method: 'POST', url: '/api/v1/memory/notes', payload: { content: 'no key' } });
   t.equal(bad.statusCode, 422);
   t.match(bad.json().detail, [{ loc: ['body', 'key'] }]);
+  for (const metadata of ['a string', ['a', 'list'], 42]) {
+    const notObject = await app.inject({ method: 'POST', url: '/api/v1/memory/notes', payload: { key: 'm', content: 'x', metadata } });
+    t.equal(notObject.statusCode, 422, `metadata ${JSON.stringify(metadata)} is refused: it must be an object`);
+    t.match(notObject.json().detail, [{ loc: ['body', 'metadata'] }]);
+  }
+  const nested = { tags: ['a', 'b'], source: { url: 'https://example.test/x?a="q"', n: 1.5 }, flag: null, 'odd key\n"': true };
+  const stored = await app.inject({ method: 'POST', url: '/api/v1/memory/notes', payload: { key: 'nested', content: 'x', metadata: nested } });
+  t.same(stored.json().metadata, nested, 'any JSON object goes in');
+  t.same((await app.inject({ method: 'GET', url: '/api/v1/memory/notes/nested' })).json().metadata, nested, 'and comes back as it went in');
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/notes/search', payload: { query: '  ' } })).statusCode, 400);
   t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/resources', payload: { key: 'x', content: 'y' } })).statusCode, 422, 'reserved names route elsewhere');
 });
