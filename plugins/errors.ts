@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyError } from 'fastify';
+import type { FastifyError, preHandlerHookHandler } from 'fastify';
 import { isSwitchboardError } from '../core/errors.ts';
 
 type ValidationItem = { instancePath?: string; message?: string; keyword?: string; params?: Record<string, unknown> };
@@ -51,7 +51,11 @@ export default fp(
     // Metrics count unmatched requests here (registered before this plugin, ops/metrics.ts): the
     // not-found handler is not a route, so no route's hook sees it.
     const count = app.countUnmatched;
-    app.setNotFoundHandler(count ? { preHandler: (request, reply, done) => (count(request, reply.code(404)), done()) } : {}, (request, reply) => {
+    const preHandler: preHandlerHookHandler = (request, reply, done) => {
+      count?.(request, reply.code(404));
+      done();
+    };
+    app.setNotFoundHandler({ preHandler }, (request, reply) => {
       reply.status(404).send({ detail: `No route for ${request.method} ${request.url.split('?')[0]}`, code: 'SB_ERR_ROUTE_NOT_FOUND' });
     });
   },

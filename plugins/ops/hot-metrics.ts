@@ -17,17 +17,31 @@ interface CounterChild {
   value: number;
 }
 
-export class HotCounter {
-  readonly type = 'counter';
+/**
+ * What prom-client's registry reads from a metric (name, help, type,
+ * aggregator, get(), reset()); each label set is a child kept in `children`.
+ */
+abstract class HotMetric<Child> {
+  abstract readonly type: string;
   readonly aggregator = 'sum';
-  private readonly children: CounterChild[] = [];
+  protected readonly children: Child[] = [];
 
   constructor(
     readonly name: string,
     readonly help: string,
-    registry: Registry,
-  ) {
+  ) {}
+
+  protected register(registry: Registry): void {
     registry.registerMetric(this as never);
+  }
+}
+
+export class HotCounter extends HotMetric<CounterChild> {
+  readonly type = 'counter';
+
+  constructor(name: string, help: string, registry: Registry) {
+    super(name, help);
+    this.register(registry);
   }
 
   /** A handle for one label set; keep it, and call inc() on it. */
@@ -58,18 +72,17 @@ interface HistogramChild {
   count: number;
 }
 
-export class HotHistogram {
+export class HotHistogram extends HotMetric<HistogramChild> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  private readonly children: HistogramChild[] = [];
 
   constructor(
-    readonly name: string,
-    readonly help: string,
+    name: string,
+    help: string,
     private readonly buckets: readonly number[],
     registry: Registry,
   ) {
-    registry.registerMetric(this as never);
+    super(name, help);
+    this.register(registry);
   }
 
   child(labels: Labels): { observe(value: number): void } {

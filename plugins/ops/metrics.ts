@@ -102,7 +102,7 @@ export default fp(
         observe(request, reply, series(request.method, reply.statusCode));
         done(null, payload);
       };
-      route.onSend = route.onSend === undefined ? [hook] : [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), hook];
+      route.onSend = [...[route.onSend ?? []].flat(), hook];
     });
     // Unmatched URLs share one label (the raw URL of a 404 is attacker-chosen); the not-found handler
     // (plugins/errors.ts) is not a route, so it reports here itself.

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../core/store.ts';
 import { makeApp } from './app.ts';
 import { asUser } from './registry-auth.ts';
-
+import { listenLoopback } from '../fixtures/loopback.ts';
 
 /** POST /api/servers/register as `admin`, asserting the 201. */
 export async function registerServer(t: T, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>, description = 'test server'): Promise<void> {
@@ -14,7 +14,7 @@ export async function registerServer(t: T, app: FastifyInstance, admin: Record<s
 
 /** A test's own HTTP server on a loopback port, closed (open connections too) at teardown. */
 export async function listenOnLoopback(t: T, server: Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = await listenLoopback(server);
   t.teardown(
     () =>
       new Promise<void>((r) => {
@@ -22,7 +22,7 @@ export async function listenOnLoopback(t: T, server: Server): Promise<string> {
         server.close(() => r());
       }),
   );
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return base;
 }
 
 /**

@@ -4,6 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { readJsonBody } from '../fixtures/json-body.ts';
+import { listenLoopback } from '../fixtures/loopback.ts';
 
 export interface BearerServer {
   url: string;
@@ -54,10 +55,9 @@ export async function startBearerServer(initialToken: string): Promise<BearerSer
       if (!res.headersSent) res.writeHead(500).end(String(err));
     }
   });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const port = (http.address() as { port: number }).port;
+  const base = await listenLoopback(http);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `${base}/mcp`,
     setToken: (t) => (token = t),
     seen,
     stop: () =>

@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readJsonBody } from '../fixtures/json-body.ts';
+import { listenLoopback } from '../fixtures/loopback.ts';
 
 export interface ToolSpec {
   name: string;
@@ -118,10 +119,9 @@ export async function startControlledServer(initial: Partial<Behaviour> = {}): P
       if (!res.headersSent) res.writeHead(500).end(String(err));
     }
   });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const port = (http.address() as { port: number }).port;
+  const base = await listenLoopback(http);
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
     behaviour,
     seen,
     inFlight: () => inFlight,
