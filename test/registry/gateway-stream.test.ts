@@ -287,18 +287,24 @@ t.test('SSE sessions of two servers whose backends issue the same session ids st
   t.match(await crossed.json(), { code: 'SB_ERR_GATEWAY_SESSION' });
 });
 
+/** An SDK client over SSE whose GET stream and POSTs both carry `headers`; closed at teardown. */
+async function sseClient(t: Test, url: string, headers: Record<string, string>, name: string): Promise<Client> {
+  const transport = new SSEClientTransport(new URL(url), {
+    requestInit: { headers },
+    eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+  });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  t.teardown(() => client.close());
+  return client;
+}
+
 t.test('the SDK SSE client lists and calls tools of the reference server through the gateway', async (t) => {
   const everything = await startEverything('sse');
   t.teardown(() => everything.stop());
   const { app, base, admin } = await listening(t);
   await register(t, app, admin, { name: 'Everything', path: '/everything', proxy_pass_url: everything.url.replace(/\/sse$/, ''), supported_transports: ['sse'] });
-  const transport = new SSEClientTransport(new URL(`${base}/everything/sse`), {
-    requestInit: { headers: admin },
-    eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...admin } }) },
-  });
-  const client = new Client({ name: 'sse', version: '1.0.0' });
-  await client.connect(transport);
-  t.teardown(() => client.close());
+  const client = await sseClient(t, `${base}/everything/sse`, admin, 'sse');
   t.ok((await client.listTools()).tools.some((x) => x.name === 'echo'));
   const out = await client.callTool({ name: 'echo', arguments: { message: 'over sse' } });
   t.match(JSON.stringify(out.content), /over sse/);
@@ -306,13 +312,7 @@ t.test('the SDK SSE client lists and calls tools of the reference server through
   // A caller limited to `echo`: the list that arrives on the stream is filtered, the call refused.
   await withScope(app, { _id: 'sse-echo', server_access: [{ server: 'everything', methods: ['initialize', 'notifications/initialized', 'tools/list', 'tools/call'], tools: ['echo'] }] });
   const limitedHeaders = { 'x-authorization': `Bearer ${await mintToken(app, { username: 'bob', scopes: ['sse-echo'] })}` };
-  const limitedTransport = new SSEClientTransport(new URL(`${base}/everything/sse`), {
-    requestInit: { headers: limitedHeaders },
-    eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...limitedHeaders } }) },
-  });
-  const limited = new Client({ name: 'sse-limited', version: '1.0.0' });
-  await limited.connect(limitedTransport);
-  t.teardown(() => limited.close());
+  const limited = await sseClient(t, `${base}/everything/sse`, limitedHeaders, 'sse-limited');
   t.same((await limited.listTools()).tools.map((x) => x.name), ['echo'], 'tools/list over SSE lists only the tools the caller may call');
   await t.rejects(limited.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }), /SB_ERR_GATEWAY_DENIED|403/, 'a tool outside the scope is refused over SSE too');
 
