@@ -104,6 +104,37 @@ t.test('/validate', async (t) => {
     t.equal(res.statusCode, 403);
   });
 
+  t.test('X-Body is read as JSON.parse reads it: escapes and duplicate keys decide nothing else', async (t) => {
+    const call = (body: string) => validate({ authorization: `Bearer ${restricted}`, 'x-original-url': 'https://edge.example/currenttime/mcp', 'x-body': body });
+    // An escaped key still names the method and the tool: no way past the tool list.
+    let res = await call('{"jsonrpc":"2.0","id":1,"m\\u0065thod":"tools/call","params":{"n\\u0061me":"delete_everything"}}');
+    t.equal(res.statusCode, 403);
+    t.equal(res.json().detail, 'Access denied to currenttime.tools/call');
+    // The last of duplicate keys wins, as in the MCP server's own parse.
+    res = await call('{"method":"tools/call","params":{"name":"current_time_by_timezone","name":"delete_everything"}}');
+    t.equal(res.statusCode, 403);
+    res = await call('{"method":"tools/call","params":{"name":"delete_everything","name":"current_time_by_timezone"}}');
+    t.equal(res.statusCode, 200);
+    t.equal(res.headers['x-tool-name'], 'current_time_by_timezone');
+    res = await call('{"method":"tools/list","method":"tools/call","params":{"name":"delete_everything"}}');
+    t.equal(res.statusCode, 403);
+    // Base64 JSON text is still read.
+    res = await call(Buffer.from('{"method":"tools/call","params":{"name":"delete_everything"}}').toString('base64'));
+    t.equal(res.statusCode, 403);
+  });
+
+  t.test('one original URL, judged the same each time it comes back and apart from its neighbours', async (t) => {
+    const url = 'https://edge.example/currenttime/mcp?session=1';
+    for (let i = 0; i < 3; i++) {
+      const ok = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': url, 'x-body': rpc('tools/list') });
+      t.equal(ok.statusCode, 200);
+      t.equal(ok.headers['x-server-name'], 'currenttime');
+      const other = await validate({ authorization: `Bearer ${restricted}`, 'x-original-url': 'https://edge.example/fininfo/mcp?session=1', 'x-body': rpc('tools/list') });
+      t.equal(other.statusCode, 403);
+      t.equal(other.json().detail, 'Access denied to fininfo.tools/list');
+    }
+  });
+
   t.test('401 with WWW-Authenticate: Bearer for missing, forged, expired and pre-token_kind tokens', async (t) => {
     let res = await validate({ 'x-original-url': '/currenttime/mcp' });
     t.equal(res.statusCode, 401);

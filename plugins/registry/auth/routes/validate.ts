@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { SwitchboardError, forbidden } from '../../../../core/errors.ts';
 import { canAccessServer } from '../access.ts';
 import { boundPathAllowed, serverNameOf } from '../resource-binding.ts';
+import { scanRpcCalls, type RpcCall } from '../rpc-scan.ts';
 
 const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.String() });
 // A type list, not anyOf: fast-json-stringify serialises it without running a validator per field.
@@ -17,11 +18,6 @@ const ValidateResponse = Type.Object({
   server_name: NullableString,
   tool_name: NullableString,
 });
-
-interface RpcCall {
-  method: string;
-  tool?: string;
-}
 
 /** Header-safe text: control characters dropped, anything beyond Latin-1 percent-encoded (Node refuses it). */
 function headerValue(v: string): string {
@@ -39,6 +35,8 @@ function one(v: string | string[] | undefined): string | undefined {
 export function rpcCallsOf(body: unknown): RpcCall[] {
   let value = body;
   if (typeof value === 'string') {
+    const scanned = scanRpcCalls(value);
+    if (scanned) return scanned;
     const text = value.trim();
     if (!text) return [];
     try {
@@ -70,12 +68,10 @@ function beforeQuery(s: string): string {
 
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.:[\]-]+(?=\/)/;
 
-/** The path of X-Original-URL (absolute or not), else X-Original-URI. */
-function originalPath(request: FastifyRequest): string | undefined {
-  const raw = one(request.headers['x-original-url']) ?? one(request.headers['x-original-uri']);
-  if (!raw) return undefined;
+/** The path of an X-Original-URL / X-Original-URI value, absolute or not, without its query. */
+function originalPath(raw: string): string {
   if (raw.charCodeAt(0) === 47 /* / */ && raw.charCodeAt(1) !== 47) return beforeQuery(raw);
-  // The usual absolute form (scheme, plain host, path) without building a URL object on the hot path;
+  // The usual absolute form (scheme, plain host, path) without building a URL object;
   // anything unusual (credentials, dot segments, encodings) goes through the WHATWG parser.
   const origin = PLAIN_ORIGIN.exec(raw);
   if (origin) {
@@ -87,6 +83,39 @@ function originalPath(request: FastifyRequest): string | undefined {
   } catch {
     return raw.split('?')[0];
   }
+}
+
+/** What /validate judges: the original request's path, the server it addresses, and that server's header value. */
+interface Target {
+  path: string;
+  server?: string;
+  serverHeader: string;
+}
+
+/**
+ * Targets by the raw header value. An edge gateway asks about the same few
+ * URLs (one per MCP server it fronts) over and over, and working the path and
+ * server out of the text again (a regex for the origin, one for the MCP
+ * suffix, prefix checks against the registry's own paths) was the largest part
+ * of the check after reading the body. Both are pure functions of the text.
+ * Bounded: when full it starts over, so URLs that never repeat (per-session
+ * query strings) cost a recomputation each, never memory.
+ */
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 4096;
+
+function targetOf(request: FastifyRequest): Target | undefined {
+  const raw = one(request.headers['x-original-url']) ?? one(request.headers['x-original-uri']);
+  if (!raw) return undefined;
+  let target = targets.get(raw);
+  if (target === undefined) {
+    const path = originalPath(raw);
+    const server = serverNameOf(path);
+    target = { path, server, serverHeader: server === undefined ? '' : headerValue(server) };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(raw, target);
+  }
+  return target;
 }
 
 /** The caller's part of the user-context headers, built once per cached identity (tokens are cached, so are these). */
@@ -121,8 +150,9 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
         headers: { 'www-authenticate': 'Bearer' },
       });
     }
-    const path = originalPath(request);
-    const server = path === undefined ? undefined : serverNameOf(path);
+    const target = targetOf(request);
+    const path = target?.path;
+    const server = target?.server;
     const xBody = one(request.headers['x-body']);
     const calls = rpcCallsOf(xBody ?? request.body);
     const first = calls[0];
@@ -144,7 +174,7 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
     const method = first?.method ?? one(request.headers['x-original-method']) ?? null;
     const tool = first?.tool ?? null;
     reply.headers(headersOf(user));
-    reply.header('x-server-name', server === undefined ? '' : headerValue(server));
+    reply.header('x-server-name', target?.serverHeader ?? '');
     reply.header('x-tool-name', tool === null ? '' : headerValue(tool));
     reply.send({
       valid: true,
