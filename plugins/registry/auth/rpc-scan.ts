@@ -10,9 +10,11 @@
  *
  * It never guesses. It answers `undefined`, and the caller falls back to
  * JSON.parse, on anything it does not take: invalid JSON, an escape inside a
- * key, a method or a tool name, nesting deeper than MAX_DEPTH, or whitespace
- * JSON does not allow. So what it does answer is what JSON.parse would have
- * led to; a property test compares the two on generated and broken bodies.
+ * key, a method or a tool name, nesting deeper than MAX_DEPTH, or a control
+ * character anywhere (tabs and line breaks included: a header holds none, and
+ * without them the only whitespace left is the space). So what it does answer
+ * is what JSON.parse would have led to; a property test compares the two on
+ * generated and broken bodies.
  *
  * One function with its state in locals, on purpose: split into a function
  * per grammar rule sharing a cursor, it ran no faster than JSON.parse.
@@ -40,11 +42,7 @@ const TOOL = 3;
 const kinds = new Uint8Array(MAX_DEPTH + 1);
 const roles = new Uint8Array(MAX_DEPTH + 1);
 
-/**
- * A character code, or -1 past the end. Reading past the end with charCodeAt
- * gives NaN, and one such read turns the scan's comparisons into float ones:
- * that alone made it slower than JSON.parse.
- */
+/** A character code, or -1 past the end (charCodeAt's NaN would make every comparison a float one). */
 const code = (s: string, i: number) => (i < s.length ? s.charCodeAt(i) : -1);
 
 const CONTROL = /[\x00-\x1f]/;
@@ -65,13 +63,13 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
   let method: string | undefined;
   let tool: string | undefined;
   // Control characters are invalid inside strings and, but for tab, LF and CR, outside them too. A header
-  // holds none, so any at all sends the text to JSON.parse, and the string reads below search for quotes
-  // natively instead of checking every character.
+  // holds none, so any at all sends the text to JSON.parse. Past this check the only whitespace is the
+  // space, and the string reads below can search for their closing quote natively.
   if (CONTROL.test(s)) return undefined;
   // The next backslash at or after the string being read (s.length: none), found once per stretch of text.
   let backslash = -1;
   let c = code(s, 0);
-  while (c === 32 || c === 10 || c === 13 || c === 9) c = code(s, ++i);
+  while (c === 32) c = code(s, ++i);
   // Calls are the body itself, or the members of a top-level array (a batch).
   const callDepth = c === 91 ? 1 : 0;
 
@@ -95,7 +93,7 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
       } else roles[top] = slot === PARAMS_VALUE ? PARAMS : PLAIN;
       const close = c === 91 ? 93 : 125;
       c = code(s, ++i);
-      while (c === 32 || c === 10 || c === 13 || c === 9) c = code(s, ++i);
+      while (c === 32) c = code(s, ++i);
       if (c === close) {
         // Empty: a call without members has no method, so nothing to keep.
         i++;
@@ -181,7 +179,7 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
         keyNext = false;
       } else {
         c = code(s, i);
-        while (c === 32 || c === 10 || c === 13 || c === 9) c = code(s, ++i);
+        while (c === 32) c = code(s, ++i);
         if (top === 0) return i === s.length ? calls : undefined;
         i++;
         if (c === 125 /* } */ && kinds[top] === OBJECT) {
@@ -195,7 +193,7 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
         }
         if (c !== 44 /* , */) return undefined;
         c = code(s, i);
-        while (c === 32 || c === 10 || c === 13 || c === 9) c = code(s, ++i);
+        while (c === 32) c = code(s, ++i);
         if (kinds[top] === ARRAY) {
           slot = IGNORED;
           break;
@@ -219,10 +217,10 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
         slot = TOOL;
       }
       c = code(s, ++i);
-      while (c === 32 || c === 10 || c === 13 || c === 9) c = code(s, ++i);
+      while (c === 32) c = code(s, ++i);
       if (c !== 58 /* : */) return undefined;
       c = code(s, ++i);
-      while (c === 32 || c === 10 || c === 13 || c === 9) c = code(s, ++i);
+      while (c === 32) c = code(s, ++i);
       break;
     }
   }
