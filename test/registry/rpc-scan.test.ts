@@ -9,7 +9,10 @@ import { rpcCallsOf } from '../../plugins/registry/auth/routes/validate.ts';
  * batches) and on broken copies of them.
  */
 
-/** The reading the scanner stands in for: parse, then take method and params.name of each call. */
+/**
+ * The reading the scanner stands in for: JSON.parse, then /validate's own
+ * reading of a parsed body (a body that parses to a string holds no calls).
+ */
 function reference(text: string): RpcCall[] | 'invalid' {
   let value: unknown;
   try {
@@ -17,16 +20,7 @@ function reference(text: string): RpcCall[] | 'invalid' {
   } catch {
     return 'invalid';
   }
-  const items = Array.isArray(value) ? value : [value];
-  const calls: RpcCall[] = [];
-  for (const item of items) {
-    if (!item || typeof item !== 'object') continue;
-    const m = (item as { method?: unknown }).method;
-    if (typeof m !== 'string') continue;
-    const params = (item as { params?: { name?: unknown } }).params;
-    calls.push({ method: m, tool: m === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined });
-  }
-  return calls;
+  return typeof value === 'string' ? [] : rpcCallsOf(value);
 }
 
 /** Mulberry32: a seeded generator, so a failure names a case that can be run again. */
@@ -72,6 +66,7 @@ t.test('fixed cases: what it takes matches JSON.parse, and what it leaves to JSO
     '[]',
     '[{}]',
     '"just a string"',
+    '"{\\"method\\":\\"a string of JSON is no call\\"}"',
     '42',
     'null',
     '{"method":1}',
