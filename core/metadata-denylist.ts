@@ -4,8 +4,13 @@
  * examined and writes are not filtered.
  */
 export type MetadataFilter = ((primitive: string, metadata: Record<string, unknown>) => Record<string, unknown>) & {
-  /** Whether any key is denied for this primitive: without one, a read path can hand records out as they are. */
-  filters(primitive: string): boolean;
+  /**
+   * What a read path hands out for a record of `primitive`: a copy with the
+   * denied keys stripped, or, when nothing is denied for it, the record as it
+   * is. The response schema's serialiser writes only the schema's fields, so
+   * no copy is needed then (this is every memory read's hot path).
+   */
+  view<T extends { metadata: Record<string, unknown> }>(primitive: string): (record: T) => T;
 };
 
 export function metadataFilter(denylists: Record<string, string[]> | undefined): MetadataFilter {
@@ -17,5 +22,7 @@ export function metadataFilter(denylists: Record<string, string[]> | undefined):
     for (const [k, v] of Object.entries(metadata)) if (!deny.has(k)) out[k] = v;
     return out;
   };
-  return Object.assign(strip, { filters: (primitive: string) => (lists.get(primitive)?.size ?? 0) > 0 });
+  const view = <T extends { metadata: Record<string, unknown> }>(primitive: string) =>
+    (lists.get(primitive)?.size ?? 0) > 0 ? (r: T): T => ({ ...r, metadata: strip(primitive, r.metadata) }) : (r: T): T => r;
+  return Object.assign(strip, { view });
 }

@@ -29,20 +29,14 @@ abstract class HotMetric<Child> {
   constructor(
     readonly name: string,
     readonly help: string,
-  ) {}
-
-  protected register(registry: Registry): void {
+    registry: Registry,
+  ) {
     registry.registerMetric(this as never);
   }
 }
 
 export class HotCounter extends HotMetric<CounterChild> {
   readonly type = 'counter';
-
-  constructor(name: string, help: string, registry: Registry) {
-    super(name, help);
-    this.register(registry);
-  }
 
   /** A handle for one label set; keep it, and call inc() on it. */
   child(labels: Labels): { inc(by?: number): void } {
@@ -81,8 +75,7 @@ export class HotHistogram extends HotMetric<HistogramChild> {
     private readonly buckets: readonly number[],
     registry: Registry,
   ) {
-    super(name, help);
-    this.register(registry);
+    super(name, help, registry);
   }
 
   child(labels: Labels): { observe(value: number): void } {

@@ -18,9 +18,7 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     requireCapability(p, 'events', 'conversation events');
     return p;
   };
-  // Without a memory denylist a record goes out as the provider returned it: the response schema's
-  // serialiser writes only the schema's fields, so no copy is needed (this is every read's hot path).
-  const view = strip.filters('memory') ? (e: MemoryEvent): MemoryEvent => ({ ...e, metadata: strip('memory', e.metadata) }) : (e: MemoryEvent): MemoryEvent => e;
+  const view = strip.view<MemoryEvent>('memory');
   const guard = (request: Parameters<typeof checkActor>[0]) => checkActor(request, (request.params as { actor_id: string }).actor_id);
 
   app.post('/sessions/:actor_id/:session_id/events', { schema: { tags, summary: 'Create an event', params: Session, body: CreateEventRequest, response: { 201: MemoryEvent } } }, async (request, reply) => {

@@ -13,9 +13,7 @@ const tags = ['memory'];
 /** Key-value records: store, retrieve, list, search, delete, namespaces (spec 4.8). */
 export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void {
   const mem = (headers: Record<string, string | string[] | undefined>) => app.sb.providers.resolve<MemoryProvider>('memory', headers);
-  // Without a memory denylist a record goes out as the provider returned it: the response schema's
-  // serialiser writes only the schema's fields, so no copy is needed (this is every read's hot path).
-  const view = strip.filters('memory') ? (r: MemoryRecord): MemoryRecord => ({ ...r, metadata: strip('memory', r.metadata) }) : (r: MemoryRecord): MemoryRecord => r;
+  const view = strip.view<MemoryRecord>('memory');
 
   app.get('/namespaces', { schema: { tags, summary: 'Known namespaces', response: { 200: Type.Object({ namespaces: Type.Array(Type.String()) }) } } }, async (request) => {
     const all = await mem(request.headers).namespaces();
