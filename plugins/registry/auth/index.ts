@@ -120,7 +120,7 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+  const csrf = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
     if (request.authSource !== 'cookie' || !request.session || !UNSAFE.has(request.method)) return done();
     try {
       checkCsrf(request);
@@ -128,6 +128,14 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
     } catch (err) {
       done(err as Error);
     }
+  };
+  // Only routes that take an unsafe method get the check: a GET-only route (the
+  // /validate hot path among them) would run a hook stage that always passes.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => UNSAFE.has(m))) return;
+    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    route.preValidation = [csrf, ...own];
   });
 
   await app.register(loginRoutes);
