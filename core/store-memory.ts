@@ -1,3 +1,4 @@
+import { deepFreeze } from './deep-frozen.ts';
 import type { Collection } from './store.ts';
 
 /**
@@ -21,14 +22,6 @@ interface Entry {
   v: unknown;
   /** Expiry as a Date.now() timestamp; 0 = never. */
   exp: number;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 export class MemoryCollection<T> implements Collection<T> {

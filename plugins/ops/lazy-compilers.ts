@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
+import { memoizeFrozen } from './serialize-memo.ts';
 
 /**
  * Route validators and response serialisers compiled on a route's first use
@@ -79,7 +80,7 @@ export function lazyCompilers(): LazyCompilers {
 
   function lazySerializer(compile: () => Serializer): Serializer {
     const force = once(compile);
-    return (data: unknown) => force()(data);
+    return memoizeFrozen((data: unknown) => force()(data));
   }
 
   return {

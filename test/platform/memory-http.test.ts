@@ -83,6 +83,33 @@ t.test('the metadata denylist strips listed keys on every read path, not on writ
   t.same((await m.retrieve('d', 'k')).metadata, meta);
 });
 
+t.test('a record read again is written from the serialiser memo, and a change is never served stale', async (t) => {
+  // in_memory hands out the same deep-frozen record to every reader (plugins/ops/serialize-memo.ts).
+  const app = await makeApp(t);
+  const get = () => app.inject({ method: 'GET', url: '/api/v1/memory/memo/k' });
+  await app.inject({ method: 'POST', url: '/api/v1/memory/memo', payload: { key: 'k', content: 'first', metadata: { v: 1 } } });
+  const a = await get();
+  const b = await get();
+  t.equal(a.body, b.body, 'the same bytes twice');
+  t.match(a.json(), { content: 'first', metadata: { v: 1 } });
+  t.equal(a.headers['content-length'], String(Buffer.byteLength(a.body)));
+  await app.inject({ method: 'POST', url: '/api/v1/memory/memo', payload: { key: 'k', content: 'second', metadata: { v: 2 } } });
+  t.match((await get()).json(), { content: 'second', metadata: { v: 2 } }, 'an overwrite is seen at once');
+  await app.inject({ method: 'DELETE', url: '/api/v1/memory/memo/k' });
+  t.equal((await get()).statusCode, 404, 'a delete too');
+  // Non-ASCII content: the memo keeps text, and the length is counted in bytes each time.
+  await app.inject({ method: 'POST', url: '/api/v1/memory/memo', payload: { key: 'k', content: 'grüße 👋' } });
+  for (let i = 0; i < 2; i++) {
+    const r = await get();
+    t.equal(r.json().content, 'grüße 👋');
+    t.equal(r.headers['content-length'], String(Buffer.byteLength(r.body)));
+  }
+  // With a denylist every read is a fresh stripped copy, never the memo of the stored record.
+  const strict = await makeApp(t, { metadata_denylists: { memory: ['secret'] } });
+  await strict.inject({ method: 'POST', url: '/api/v1/memory/memo', payload: { key: 'k', content: 'c', metadata: { secret: 's', keep: 1 } } });
+  for (let i = 0; i < 2; i++) t.same((await strict.inject({ method: 'GET', url: '/api/v1/memory/memo/k' })).json().metadata, { keep: 1 });
+});
+
 t.test('conversations, branches and resources through HTTP', async (t) => {
   const app = await makeApp(t);
   const ev = await app.inject({ method: 'POST', url: '/api/v1/memory/sessions/bob/s1/events', payload: { messages: [{ role: 'user', text: 'one' }] } });
