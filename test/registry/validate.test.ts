@@ -196,6 +196,35 @@ t.test('/validate', async (t) => {
     t.equal(res.statusCode, 403, 'an agent-bound token is no MCP server token');
   });
 
+  t.test('repeated calls get the same answer, and each call its own: tool, method, server, caller', async (t) => {
+    const ask = (token: string, url: string, body?: string) =>
+      validate({ authorization: `Bearer ${token}`, 'x-original-url': url, 'x-original-method': 'POST', ...(body === undefined ? {} : { 'x-body': body }) });
+    const first = await ask(admin, '/anything/mcp', rpc('tools/call', 'alpha'));
+    const again = await ask(admin, '/anything/mcp', rpc('tools/call', 'alpha'));
+    t.equal(again.body, first.body);
+    t.match(first.json(), { username: 'ada', method: 'tools/call', server_name: 'anything', tool_name: 'alpha' });
+    t.match((await ask(admin, '/anything/mcp', rpc('tools/call', 'beta'))).json(), { tool_name: 'beta' });
+    t.match((await ask(admin, '/anything/mcp', rpc('tools/list'))).json(), { method: 'tools/list', tool_name: null });
+    t.match((await ask(admin, '/other/mcp', rpc('tools/call', 'alpha'))).json(), { server_name: 'other', tool_name: 'alpha' });
+    // No body: the method comes from X-Original-Method; no URL: no server.
+    t.match((await ask(admin, '/anything/mcp')).json(), { method: 'POST', server_name: 'anything', tool_name: null });
+    t.match((await validate({ authorization: `Bearer ${admin}` })).json(), { method: null, server_name: null, tool_name: null });
+    // An empty tool name is a name, not a missing one.
+    const emptyName = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: '' } });
+    t.match((await ask(admin, '/anything/mcp', emptyName)).json(), { tool_name: '' });
+    const other = await mintToken(app, { username: 'adam', scopes: ['mcp-registry-admin'] });
+    t.match((await ask(other, '/anything/mcp', rpc('tools/call', 'alpha'))).json(), { username: 'adam', tool_name: 'alpha' });
+    // Past the per-caller bound (256 distinct calls) the answers start over and stay right.
+    for (let i = 0; i < 300; i++) {
+      const r = await ask(admin, '/anything/mcp', rpc('tools/call', `tool-${i}`));
+      if (r.json().tool_name !== `tool-${i}`) t.fail(`call ${i} answered ${r.body}`);
+    }
+    t.equal((await ask(admin, '/anything/mcp', rpc('tools/call', 'alpha'))).body, first.body);
+    // A denial is decided per request, whatever was answered before.
+    t.equal((await ask(restricted, '/currenttime/mcp', rpc('tools/call', 'current_time_by_timezone'))).statusCode, 200);
+    t.equal((await ask(restricted, '/currenttime/mcp', rpc('tools/call', 'delete_everything'))).statusCode, 403);
+  });
+
   t.test('scope changes apply to cached tokens', async (t) => {
     const token = await mintToken(app, { username: 'zed', scopes: ['temp-scope'] });
     let res = await validate({ authorization: `Bearer ${token}`, 'x-original-url': '/weather/mcp', 'x-body': rpc('tools/list') });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { deepFreeze } from '../../../../core/deep-frozen.ts';
 import { SwitchboardError, forbidden } from '../../../../core/errors.ts';
 import { canAccessServer } from '../access.ts';
 import { boundPathAllowed, serverNameOf } from '../resource-binding.ts';
@@ -136,6 +137,54 @@ function headersOf(user: NonNullable<FastifyRequest['user']>): Record<string, st
   return h;
 }
 
+type ValidateBody = Static<typeof ValidateResponse>;
+type ByTool = Map<string | null, ValidateBody>;
+type ByServer = Map<string | null, ByTool>;
+
+/** Answers kept per caller; past this many distinct calls the caller's set starts over. */
+const MAX_ANSWERS = 256;
+const answers = new WeakMap<object, { n: number; byMethod: Map<string | null, ByServer> }>();
+
+/**
+ * The 200 body for one caller and one call, made once and deep-frozen, so the
+ * route's serialiser writes it once too (plugins/ops/serialize-memo.ts). An edge
+ * asks about the same caller calling the same tool over and over, and the body
+ * depends on nothing else. Keyed by the cached identity object (a token's
+ * identity is cached until the token expires or scopes change; either makes a
+ * new object), then by method, server and tool in nested maps, so no two calls
+ * can share a key. The access decision is not cached here: it runs on every
+ * request before the body is looked up.
+ */
+function answerOf(user: NonNullable<FastifyRequest['user']>, method: string | null, server: string | null, tool: string | null): ValidateBody {
+  let a = answers.get(user);
+  if (!a) answers.set(user, (a = { n: 0, byMethod: new Map() }));
+  if (a.n >= MAX_ANSWERS) {
+    a.byMethod.clear();
+    a.n = 0;
+  }
+  let byServer = a.byMethod.get(method);
+  if (!byServer) a.byMethod.set(method, (byServer = new Map()));
+  let byTool = byServer.get(server);
+  if (!byTool) byServer.set(server, (byTool = new Map()));
+  let body = byTool.get(tool);
+  if (!body) {
+    // Copies of the caller's lists: freezing must not reach into the cached identity.
+    body = deepFreeze({
+      valid: true,
+      username: user.username,
+      client_id: user.client_id ?? null,
+      scopes: [...user.scopes],
+      method,
+      groups: [...user.groups],
+      server_name: server,
+      tool_name: tool,
+    });
+    byTool.set(tool, body);
+    a.n++;
+  }
+  return body;
+}
+
 /**
  * GET /validate for an edge gateway (nginx auth_request and the like): is the
  * caller allowed the original request? 200 with user-context headers, 401
@@ -176,16 +225,7 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
     reply.headers(headersOf(user));
     reply.header('x-server-name', target?.serverHeader ?? '');
     reply.header('x-tool-name', tool === null ? '' : headerValue(tool));
-    reply.send({
-      valid: true,
-      username: user.username,
-      client_id: user.client_id ?? null,
-      scopes: user.scopes,
-      method,
-      groups: user.groups,
-      server_name: server ?? null,
-      tool_name: tool,
-    });
+    reply.send(answerOf(user, method, server ?? null, tool));
   };
 
   const schema = (summary: string) => ({
