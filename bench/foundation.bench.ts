@@ -87,21 +87,16 @@ const bench: BenchModule = async () => {
     // Server CPU per request (from /proc, summed over the rounds): what each request costs the
     // server itself, whatever else shares the cores; bare/ours is the req/s ratio on an idle core.
     const seconds = Number(process.env.BENCH_DURATION ?? 5);
-    const cpu = { bare: 0, bareReqs: 0, sb: 0, sbReqs: 0 };
-    const measureBare = async () => {
-      const c0 = cpuMs(bare.child.pid!);
-      const b = await load({ url: bare.url });
-      cpu.bare += cpuMs(bare.child.pid!) - c0;
-      cpu.bareReqs += b.rps * seconds;
-      return b;
-    };
-    const measureRetrieve = async () => {
-      const c0 = cpuMs(sb.child.pid!);
-      const r = await load({ url: `${sb.base}/api/v1/memory/bench/k1`, headers: retrieveHeaders });
-      cpu.sb += cpuMs(sb.child.pid!) - c0;
-      cpu.sbReqs += r.rps * seconds;
+    const cpu = { bare: { ms: 0, reqs: 0 }, sb: { ms: 0, reqs: 0 } };
+    const measure = async (pid: number, tally: { ms: number; reqs: number }, url: string, headers?: Record<string, string>) => {
+      const c0 = cpuMs(pid);
+      const r = await load({ url, headers });
+      tally.ms += cpuMs(pid) - c0;
+      tally.reqs += r.rps * seconds;
       return r;
     };
+    const measureBare = () => measure(bare.child.pid!, cpu.bare, bare.url);
+    const measureRetrieve = () => measure(sb.child.pid!, cpu.sb, `${sb.base}/api/v1/memory/bench/k1`, retrieveHeaders);
     for (let i = 0; i < rounds; i++) {
       // The pair back to back, in turn one and the other first, so drift of the shared machine
       // (other tenants, a slow stretch) falls on both sides of a ratio alike.
@@ -120,8 +115,8 @@ const bench: BenchModule = async () => {
       health = best(health, await load({ url: `${sb.base}/healthz` }));
     }
     const mid = median(paired);
-    const usBare = (cpu.bare * 1000) / cpu.bareReqs;
-    const usSb = (cpu.sb * 1000) / cpu.sbReqs;
+    const usBare = (cpu.bare.ms * 1000) / cpu.bare.reqs;
+    const usSb = (cpu.sb.ms * 1000) / cpu.sb.reqs;
     if (!base || !health || !retrieve) throw new Error('BENCH_ROUNDS must be at least 1');
     const group = 'foundation';
     const errs = (r: typeof base) => (r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : undefined);

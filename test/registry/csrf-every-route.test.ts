@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { RouteOptions } from 'fastify';
 import { makeApp } from '../helpers/app.ts';
+import { CSRF_EXEMPT as EXEMPT, UNSAFE_METHODS as UNSAFE } from '../../plugins/registry/auth/csrf.ts';
 
 /**
  * The CSRF check is attached per route, to routes that take an unsafe method
@@ -8,9 +9,6 @@ import { makeApp } from '../helpers/app.ts';
  * sends it a cookie-authenticated request without the token: each must refuse it
  * before doing anything, so a route added later cannot slip past the check.
  */
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-// Logging in or out carries no forged intent worth a token; /validate judges another request (checkCsrf's EXEMPT).
-const EXEMPT = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout', '/validate']);
 const PASSWORD = 'csrf-walk-password';
 
 t.test('every unsafe registry route refuses a cookie request without the CSRF token', async (t) => {

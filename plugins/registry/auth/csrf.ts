@@ -1,9 +1,12 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '../../../core/errors.ts';
 import { CSRF_FIELD, CSRF_HEADER, csrfMatches } from './session.ts';
 
-/** Posting credentials or leaving carries no forged intent worth a token. */
-const EXEMPT = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout', '/validate']);
+/** The methods a forged cross-site request could use to change something. */
+export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Posting credentials or leaving carries no forged intent worth a token; /validate judges another request. */
+export const CSRF_EXEMPT: ReadonlySet<string> = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout', '/validate']);
 
 /**
  * CSRF check for requests authenticated by the session cookie: the token
@@ -14,7 +17,7 @@ const EXEMPT = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logou
  */
 export function checkCsrf(request: FastifyRequest): void {
   if (request.authSource !== 'cookie' || !request.session) return;
-  if (EXEMPT.has(request.url.split('?')[0])) return;
+  if (CSRF_EXEMPT.has(request.url.split('?')[0])) return;
   const key = request.server.registryAuth.authenticator.secretKey;
   const fromHeader = request.headers[CSRF_HEADER];
   const body = request.body as Record<string, unknown> | undefined;
@@ -23,4 +26,27 @@ export function checkCsrf(request: FastifyRequest): void {
   if (!csrfMatches(key, request.session.sid, presented)) {
     throw forbidden('SB_ERR_AUTH_CSRF', `Missing or invalid CSRF token: send the token from GET /api/auth/csrf in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field`);
   }
+}
+
+/**
+ * Runs checkCsrf before validation on every unsafe request of the routes
+ * registered after this call in `app`'s context. Only routes that take an
+ * unsafe method get the hook: a GET-only route (the /validate hot path among
+ * them) would run a stage that always passes.
+ */
+export function attachCsrfCheck(app: FastifyInstance): void {
+  const hook = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
+    if (!UNSAFE_METHODS.has(request.method)) return done();
+    try {
+      checkCsrf(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((m) => UNSAFE_METHODS.has(m))) return;
+    const own = route.preValidation === undefined ? [] : [route.preValidation].flat();
+    route.preValidation = [hook, ...own];
+  });
 }

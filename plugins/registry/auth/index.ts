@@ -9,7 +9,7 @@ import { boundPathAllowed, isPublicPath } from './resource-binding.ts';
 import type { UserContext } from './context.ts';
 import type { ResourceType } from './self-tokens.ts';
 import { ScopeStore, readScopeFiles } from './scope-store.ts';
-import { checkCsrf } from './csrf.ts';
+import { attachCsrfCheck } from './csrf.ts';
 import { authSettings, type AuthSettings } from './settings.ts';
 import loginRoutes from './routes/login.ts';
 import tokenRoutes from './routes/tokens.ts';
@@ -49,8 +49,6 @@ declare module 'fastify' {
     registryAuth: RegistryAuth;
   }
 }
-
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Registry identity. fp-wrapped so its hooks cover the catalog's routes too:
@@ -120,23 +118,7 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
     );
   });
 
-  const csrf = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
-    if (request.authSource !== 'cookie' || !request.session || !UNSAFE.has(request.method)) return done();
-    try {
-      checkCsrf(request);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
-  };
-  // Only routes that take an unsafe method get the check: a GET-only route (the
-  // /validate hot path among them) would run a hook stage that always passes.
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((m) => UNSAFE.has(m))) return;
-    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
-    route.preValidation = [csrf, ...own];
-  });
+  attachCsrfCheck(app);
 
   await app.register(loginRoutes);
   await app.register(tokenRoutes);
