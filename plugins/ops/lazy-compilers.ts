@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
 import { memoizeFrozen } from './serialize-memo.ts';
+import { nullStripper } from './null-as-absent.ts';
 
 /**
  * Route validators and response serialisers compiled on a route's first use
@@ -38,6 +39,24 @@ function lowerCaseHeaderSchema(schema: unknown): unknown {
   }
   if (Array.isArray(s.required)) out.required = s.required.map((r) => (typeof r === 'string' ? r.toLowerCase() : r));
   return out;
+}
+
+/**
+ * A body validator that first drops null-valued properties the schema does not
+ * declare nullable (plugins/ops/null-as-absent.ts): done here, once, so every
+ * route treats an explicit null as "not given" without widening its schema.
+ */
+function withNullAsAbsent(route: RouteSchema, real: Validator): Validator {
+  if (route.httpPart !== 'body') return real;
+  const strip = nullStripper(route.schema);
+  if (!strip) return real;
+  const v = ((data: unknown, ctx?: unknown) => {
+    strip(data);
+    return ctx === undefined ? real(data) : real(data, ctx);
+  }) as Validator;
+  Object.defineProperty(v, 'schemaEnv', { get: () => real.schemaEnv });
+  Object.defineProperty(v, 'errors', { get: () => real.errors, set: (e) => (real.errors = e) });
+  return v;
 }
 
 export interface LazyCompilers {
@@ -89,7 +108,7 @@ export function lazyCompilers(): LazyCompilers {
         let compiler: ((route: RouteSchema) => Validator) | undefined;
         return (route: RouteSchema) => {
           const r = route.httpPart === 'headers' ? { ...route, schema: lowerCaseHeaderSchema(route.schema) } : route;
-          return lazyValidator(() => (compiler ??= realValidatorBuilder()(externalSchemas, options))(r));
+          return lazyValidator(() => withNullAsAbsent(r, (compiler ??= realValidatorBuilder()(externalSchemas, options))(r)));
         };
       }) as never,
       buildSerializer: ((externalSchemas: unknown, options: unknown) => {
