@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ProviderKind } from './primitives.ts';
 import type { Store } from './store.ts';
+import type { LateServices } from './registry-link.ts';
 
 export type Health = 'ok' | 'reachable' | 'down';
 
@@ -33,6 +34,10 @@ export interface ProviderContext {
   dataDir: string;
   /** Look up another provider (e.g. an embeddings-capable llm for semantic memory). */
   lookup: (kind: ProviderKind, name?: string) => ProviderBase | undefined;
+  /** Filled by surface plugins after providers are built: read at call time, never at creation. */
+  services?: LateServices;
+  /** The surfaces this process serves (`registry`, `platform`). */
+  surfaces?: readonly string[];
 }
 
 /**
@@ -45,6 +50,17 @@ export interface ProviderFactory<P extends ProviderBase = ProviderBase> {
   readonly description?: string;
   /** Created with empty options when the config does not list instances for its primitive. */
   readonly autoInstance?: boolean;
+  /**
+   * When the config names no default for the kind, an instance whose factory
+   * says it is preferred (its engine is present) becomes the default over noop.
+   */
+  preferred?(options: Record<string, unknown>, ctx: ProviderContext): boolean;
+  /**
+   * For real engines found on the machine (a Chromium binary, bubblewrap): checked once at start for an
+   * auto instance. False: no auto instance is made (a configured one still is, and reports `down`). True: the
+   * auto instance replaces `noop` as the kind's default, so users get the real engine wherever it is present.
+   */
+  readonly enginePresent?: (ctx: ProviderContext) => boolean | Promise<boolean>;
   create(instanceName: string, options: Record<string, unknown>, ctx: ProviderContext): P | Promise<P>;
 }
 

@@ -5,6 +5,7 @@ import { badRequest, forbidden, StartupError } from './errors.ts';
 import { PRIMITIVES, PROVIDER_KINDS, providerHeader, type PrimitiveName, type ProviderKind } from './primitives.ts';
 import type { CallerCredentials, Health, ProviderBase, ProviderContext, ProviderFactory } from './provider.ts';
 import type { Store } from './store.ts';
+import type { LateServices } from './registry-link.ts';
 
 /** Records the duration (seconds) of one call. */
 export type CallRecorder = (seconds: number) => void;
@@ -216,6 +217,9 @@ export interface BuildProvidersOptions {
   store: Store;
   logger: FastifyBaseLogger;
   dataDir: string;
+  /** Late-bound services shared with the surface plugins (see core/registry-link.ts). */
+  services?: LateServices;
+  surfaces?: readonly string[];
 }
 
 /**
@@ -240,13 +244,26 @@ export async function buildProviders(opts: BuildProvidersOptions): Promise<Provi
     logger: opts.logger,
     dataDir: opts.dataDir,
     lookup: (kind, name) => set.get(kind, name),
+    services: opts.services ?? {},
+    surfaces: opts.surfaces,
   };
   for (const kind of PROVIDER_KINDS) {
     const kc = opts.config.providers?.[kind];
     const available = factories.get(kind) ?? new Map();
-    const wanted: Array<[string, string, Record<string, unknown>]> = kc?.instances
-      ? Object.entries(kc.instances).map(([name, inst]) => [name, inst.type, inst.options ?? {}])
-      : [...available.values()].filter((f) => f.factory.autoInstance).map((f) => [f.factory.type, f.factory.type, {}]);
+    let preferred: string | undefined;
+    const wanted: Array<[string, string, Record<string, unknown>]> = [];
+    if (kc?.instances) {
+      for (const [name, inst] of Object.entries(kc.instances)) wanted.push([name, inst.type, inst.options ?? {}]);
+    } else {
+      for (const { factory } of available.values()) {
+        if (!factory.autoInstance) continue;
+        if (factory.enginePresent) {
+          if (!(await factory.enginePresent(ctx))) continue;
+          preferred ??= factory.type;
+        }
+        wanted.push([factory.type, factory.type, {}]);
+      }
+    }
     for (const [name, type, options] of wanted) {
       const entry = available.get(type);
       if (!entry) {
@@ -263,8 +280,11 @@ export async function buildProviders(opts: BuildProvidersOptions): Promise<Provi
         throw new StartupError('SB_ERR_PROVIDER_INIT_FAILED', `Provider '${kind}/${name}' (package '${entry.pkg}') failed to start: ${(err as Error).message}`, err);
       }
       set.add(instance);
+      // A configured instance whose engine is set up (an OIDC issuer, say) is preferred over noop too.
+      if (kc?.instances && preferred === undefined && entry.factory.preferred?.(options, ctx)) preferred = name;
     }
-    const def = kc?.default ?? (set.names(kind).includes(BUILTIN_DEFAULTS[kind] ?? 'noop') ? (BUILTIN_DEFAULTS[kind] ?? 'noop') : set.names(kind)[0]);
+    const builtin = BUILTIN_DEFAULTS[kind] ?? 'noop';
+    const def = kc?.default ?? preferred ?? (set.names(kind).includes(builtin) ? builtin : set.names(kind)[0]);
     if (def !== undefined) {
       if (!set.names(kind).includes(def)) {
         throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid config key 'providers.${kind}.default': '${def}' is not one of ${set.names(kind).join(', ') || '(none)'}`);
