@@ -40,7 +40,9 @@ t.test('agent spec CRUD with defaults, 409, 422, partial update, delete', async 
   t.same(list.json().agents.map((a: { name: string }) => a.name), ['helper']);
   t.equal((await app.inject({ url: '/api/v1/agents/helper' })).json().max_turns, 3);
 
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/agents/helper' })).statusCode, 200);
+  const deleted = await app.inject({ method: 'DELETE', url: '/api/v1/agents/helper' });
+  t.equal(deleted.statusCode, 200);
+  t.same(deleted.json(), { status: 'deleted', deleted: true, name: 'helper' }, 'the reference answer field beside ours');
   t.equal((await app.inject({ url: '/api/v1/agents/helper' })).statusCode, 404);
   t.equal((await app.inject({ method: 'PUT', url: '/api/v1/agents/helper', payload: { max_turns: 2 } })).statusCode, 404);
 });

@@ -15,7 +15,7 @@ t.test('write, read masked, delete one attribute', async (t) => {
 
   const put = await app.inject({ method: 'PUT', url, payload: { attributes: { openai_api_key: SECRET, pin: '1234', 'langfuse.public-key': 'pk-lf-0000111122223333' } } });
   t.equal(put.statusCode, 200);
-  t.same(put.json(), { attributes: { openai_api_key: '****9876', pin: '****', 'langfuse.public-key': '****3333' } }, 'last 4 visible; short values show nothing');
+  t.same(put.json(), { status: 'updated', attributes: { openai_api_key: '****9876', pin: '****', 'langfuse.public-key': '****3333' } }, 'last 4 visible; short values show nothing');
   t.notOk(put.body.includes(SECRET.slice(0, 12)), 'the value is not echoed');
 
   const more = await app.inject({ method: 'PUT', url, payload: { attributes: { github_token: 'ghp_zzzzzzzzzzzz4321' } } });
@@ -28,7 +28,9 @@ t.test('write, read masked, delete one attribute', async (t) => {
   t.ok(raw?.openai_api_key, 'the attribute is in the core store');
   t.notOk(JSON.stringify(raw).includes(SECRET.slice(-8)), 'encrypted at rest: no part of the value is in clear');
 
-  t.equal((await app.inject({ method: 'DELETE', url: `${url}/pin` })).statusCode, 204);
+  const deleted = await app.inject({ method: 'DELETE', url: `${url}/pin` });
+  t.equal(deleted.statusCode, 200, 'a JSON answer, as the reference client expects');
+  t.same(deleted.json(), { status: 'deleted', key: 'pin' });
   const again = await app.inject({ method: 'DELETE', url: `${url}/pin` });
   t.equal(again.statusCode, 404);
   t.match(again.json(), { code: 'SB_ERR_CREDENTIALS_NOT_FOUND', detail: "No credential attribute 'pin' is stored for you" });

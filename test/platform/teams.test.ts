@@ -37,7 +37,7 @@ t.test('noop mode: team CRUD with defaults, 409 on duplicates, stored in the cor
   t.same((await app.inject({ method: 'GET', url: '/api/v1/teams/research' })).json(), upd.json(), 'update persisted');
 
   const del = await app.inject({ method: 'DELETE', url: '/api/v1/teams/research' });
-  t.same(del.json(), { deleted: true, name: 'research' });
+  t.same(del.json(), { status: 'deleted', deleted: true, name: 'research' });
   for (const [method, payload] of [['GET'], ['PUT', { description: 'x' }], ['DELETE']] as const) {
     const res = await app.inject({ method, url: '/api/v1/teams/research', payload });
     t.equal(res.statusCode, 404, `${method} deleted team`);

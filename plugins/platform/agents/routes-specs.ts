@@ -54,7 +54,8 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
   app.delete('/:name', { schema: { tags, summary: 'Delete an agent', params: NameParams, response: { 200: Deleted } } }, async (request) => {
     const { name } = request.params as { name: string };
     await runtime.specs.delete(name, request.principal!);
-    return { deleted: true, name };
+    // `status` is the reference's answer field (its client reads it); `deleted` is ours.
+    return { status: 'deleted' as const, deleted: true, name };
   });
 
   app.get('/:name/tools', { schema: { tags, summary: "The agent's tools with the primitive and provider behind each", params: NameParams, response: { 200: AgentToolList } } }, async (request) => {

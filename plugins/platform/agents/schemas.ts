@@ -79,7 +79,7 @@ export type AgentSpec = Static<typeof AgentSpec>;
 export const AgentList = Type.Object({ agents: Type.Array(AgentSpec), total: Type.Integer() });
 export const NameParams = Type.Object({ name: Type.String() });
 export const SessionParams = Type.Object({ name: Type.String(), session_id: Type.String() });
-export const Deleted = Type.Object({ deleted: Type.Boolean(), name: Type.Optional(Type.String()), session_id: Type.Optional(Type.String()) });
+export const Deleted = Type.Object({ status: Type.Optional(Type.Literal('deleted')), deleted: Type.Boolean(), name: Type.Optional(Type.String()), session_id: Type.Optional(Type.String()) });
 
 export const ChatRequest = Type.Object(
   {

@@ -40,6 +40,10 @@ function resolveSource(settings: CredentialsSettings, hasHeaders: boolean, hasPr
   return settings.server_credentials === 'fallback' ? 'server' : 'none';
 }
 
+// The reference answers writes and deletes with {status}; its client reads them as JSON.
+const WriteAnswer = Type.Object({ status: Type.Literal('updated'), attributes: MaskedAttributes.properties.attributes });
+const DeleteAnswer = Type.Object({ status: Type.Literal('deleted'), key: Type.String() });
+
 /** /api/v1/credentials: the caller's own credential attributes, never shown unmasked. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Validated at registration so a bad section stops startup with the key named.
@@ -53,9 +57,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/',
-    { schema: { tags, summary: 'Write credential attributes of the caller (merged with those stored)', body: WriteAttributes, response: { 200: MaskedAttributes } } },
+    { schema: { tags, summary: 'Write credential attributes of the caller (merged with those stored)', body: WriteAttributes, response: { 200: WriteAnswer } } },
     async (request) => {
-      return { attributes: await vault.write(principalId(request), request.body.attributes) };
+      return { status: 'updated' as const, attributes: await vault.write(principalId(request), request.body.attributes) };
     },
   );
 
@@ -73,11 +77,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:key',
-    { schema: { tags, summary: 'Delete one credential attribute', params: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 204: Type.Null() } } },
-    async (request, reply) => {
+    // 200 with a body, not 204: the reference client parses the answer of this delete as JSON (README, Compatibility).
+    { schema: { tags, summary: 'Delete one credential attribute', params: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 200: DeleteAnswer } } },
+    async (request) => {
       const { key } = request.params;
       if (!(await vault.remove(principalId(request), key))) throw notFound('SB_ERR_CREDENTIALS_NOT_FOUND', `No credential attribute '${key}' is stored for you`);
-      return reply.code(204).send(null);
+      return { status: 'deleted' as const, key };
     },
   );
 };

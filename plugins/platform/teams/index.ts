@@ -32,7 +32,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/:name', { schema: { tags, summary: 'Delete a team (owner or admin)', params: TeamParams, response: { 200: Deleted } } }, async (request) => {
     await teams.delete(request.params.name, request.principal!);
-    return { deleted: true, name: request.params.name };
+    // `status` is the reference's answer field (its client reads it); `deleted` is ours.
+    return { status: 'deleted' as const, deleted: true, name: request.params.name };
   });
 
   app.get(

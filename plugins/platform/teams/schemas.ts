@@ -64,7 +64,7 @@ export const TeamList = Type.Object({ teams: Type.Array(TeamSpec), total: Type.I
 export const TeamParams = Type.Object({ name: Type.String() });
 export const RunParams = Type.Object({ name: Type.String(), id: Type.String() });
 export const TaskParams = Type.Object({ name: Type.String(), id: Type.String(), task_id: Type.String() });
-export const Deleted = Type.Object({ deleted: Type.Boolean(), name: Type.String() });
+export const Deleted = Type.Object({ status: Type.Literal('deleted'), deleted: Type.Boolean(), name: Type.String() });
 
 /** Spec 2.3 run request and response. */
 export const RunRequest = Type.Object({ message: Type.String({ minLength: 1 }) }, { additionalProperties: false });
