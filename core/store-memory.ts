@@ -64,6 +64,13 @@ export class MemoryCollection<T> implements Collection<T> {
     this.map.set(key, { v: this.encode(value), exp: ttlMs && ttlMs > 0 ? Date.now() + ttlMs : 0 });
   }
 
+  /** One event-loop turn, no await between the check and the write: atomic within the process. */
+  async setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean> {
+    if (this.live(key, this.map.get(key))) return false;
+    this.map.set(key, { v: this.encode(value), exp: ttlMs && ttlMs > 0 ? Date.now() + ttlMs : 0 });
+    return true;
+  }
+
   async delete(key: string): Promise<boolean> {
     const e = this.live(key, this.map.get(key));
     return e ? this.map.delete(key) : false;

@@ -43,6 +43,30 @@ export class SqliteFile {
     };
   }
 
+  /**
+   * Insert unless a live entry holds the key, in one IMMEDIATE transaction:
+   * the write lock is taken before the read, so two processes on one file
+   * cannot both see the key free. An entry whose keyv `expires` has passed
+   * counts as absent (keyv would read it as a miss).
+   */
+  insertIfAbsent(key: string, serialized: string): boolean {
+    const tx = this.db.transaction(() => {
+      const row = this.stmts.get.get(key);
+      if (row) {
+        let expires: unknown;
+        try {
+          expires = (JSON.parse(row.value) as { expires?: unknown }).expires;
+        } catch {
+          expires = undefined;
+        }
+        if (typeof expires !== 'number' || expires > Date.now()) return false;
+      }
+      this.stmts.set.run(key, serialized);
+      return true;
+    });
+    return tx.immediate();
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Keyv from 'keyv';
 import { unavailable } from './errors.ts';
 import type { Health } from './provider.ts';
+import { DEFAULT_COMMAND_TIMEOUT_MS, withDeadline, withinDeadline } from './store-deadline.ts';
 import { MemoryCollection, type MemoryValues } from './store-memory.ts';
 import { SqliteFile, SqliteKeyvAdapter } from './store-sqlite.ts';
 
@@ -15,6 +16,12 @@ export interface Collection<T> {
   getMany(keys: string[]): Promise<Array<T | undefined>>;
   set(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
+  /**
+   * Write only when no live entry holds the key, atomically on every backend
+   * (one process or several on a shared SQLite file or Redis): true when this
+   * call wrote it. For claims that must be won once (a team task run).
+   */
+  setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean>;
   /** Every live entry of the collection, in key order where the backend keeps one. */
   entries(): AsyncIterable<[string, T]>;
   clear(): Promise<void>;
@@ -39,6 +46,8 @@ export interface StoreOptions {
   url?: string;
   /** memory: copy values per read (default) or share deep-frozen ones (core/store-memory.ts). */
   memoryValues?: MemoryValues;
+  /** redis: the most a store call may wait for an answer before it is a 503 (core/store-deadline.ts). */
+  commandTimeoutMs?: number;
 }
 
 function redactUrl(url: string): string {
@@ -51,10 +60,14 @@ function redactUrl(url: string): string {
   }
 }
 
+/** A backend's atomic insert of an already serialised keyv entry under its prefixed key. */
+export type InsertIfAbsent = (prefixedKey: string, serialized: string, ttlMs: number | undefined) => Promise<boolean>;
+
 class KeyvCollection<T> implements Collection<T> {
   constructor(
     private readonly kv: Keyv,
     private readonly storeName: string,
+    private readonly insertIfAbsent: InsertIfAbsent,
   ) {}
 
   private fail(op: string, err: unknown): never {
@@ -84,6 +97,16 @@ class KeyvCollection<T> implements Collection<T> {
     try {
       const ok = await this.kv.set(key, value, ttlMs);
       if (ok === false) throw new Error('write was not acknowledged');
+    } catch (err) {
+      this.fail('set', err);
+    }
+  }
+
+  async setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean> {
+    try {
+      // keyv's own envelope and key prefix, so get() reads the entry like any other.
+      const data = await this.kv.serializeData({ value, expires: ttlMs ? Date.now() + ttlMs : undefined });
+      return await this.insertIfAbsent(this.kv._getKeyPrefix(key), typeof data === 'string' ? data : JSON.stringify(data), ttlMs || undefined);
     } catch (err) {
       this.fail('set', err);
     }
@@ -124,7 +147,7 @@ class KeyvCollection<T> implements Collection<T> {
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  if (opts.backend === 'redis') return openRedisStore(opts.url ?? 'redis://127.0.0.1:6379');
+  if (opts.backend === 'redis') return withDeadline(await openRedisStore(opts.url ?? 'redis://127.0.0.1:6379'), opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
   if (opts.backend === 'sqlite') return openSqliteStore(join(opts.dataDir ?? 'data', 'switchboard.db'));
   return openMemoryStore(opts.memoryValues ?? 'copy');
 }
@@ -144,7 +167,7 @@ export function keyvNamespace(collection: string): string {
 function makeStore(
   backend: StoreBackend,
   location: string,
-  newKeyv: (namespace: string) => Keyv,
+  newKeyv: (namespace: string) => { kv: Keyv; insertIfAbsent: InsertIfAbsent },
   health: () => Promise<Health>,
   close: () => Promise<void>,
 ): Store {
@@ -155,7 +178,8 @@ function makeStore(
     collection<T>(name: string): Collection<T> {
       let c = cache.get(name);
       if (!c) {
-        c = new KeyvCollection<unknown>(newKeyv(keyvNamespace(name)), backend);
+        const { kv, insertIfAbsent } = newKeyv(keyvNamespace(name));
+        c = new KeyvCollection<unknown>(kv, backend, insertIfAbsent);
         cache.set(name, c);
       }
       return c as Collection<T>;
@@ -170,7 +194,10 @@ function openSqliteStore(file: string): Store {
   return makeStore(
     'sqlite',
     file,
-    (namespace) => new Keyv({ store: new SqliteKeyvAdapter(sqlite), namespace, throwOnErrors: true }),
+    (namespace) => ({
+      kv: new Keyv({ store: new SqliteKeyvAdapter(sqlite), namespace, throwOnErrors: true }),
+      insertIfAbsent: async (key, serialized) => sqlite.insertIfAbsent(key, serialized),
+    }),
     async () => {
       try {
         sqlite.db.prepare('SELECT 1').get();
@@ -231,13 +258,15 @@ async function openRedisStore(url: string): Promise<Store> {
   return makeStore(
     'redis',
     location,
-    (namespace) =>
-      new Keyv({
-        store: new KeyvRedis(client as never, { throwOnConnectError: true, throwOnErrors: true, namespace, connectionTimeout: 2000 }),
-        namespace,
-        throwOnErrors: true,
-        useKeyPrefix: false,
-      }),
+    (namespace) => {
+      const adapter = new KeyvRedis(client as never, { throwOnConnectError: true, throwOnErrors: true, namespace, connectionTimeout: 2000 });
+      return {
+        kv: new Keyv({ store: adapter, namespace, throwOnErrors: true, useKeyPrefix: false }),
+        // SET NX: Redis decides, so two replicas can never both win.
+        insertIfAbsent: async (key, serialized, ttlMs) =>
+          (await client.set(adapter.createKeyPrefix(key, namespace), serialized, ttlMs ? { NX: true, PX: ttlMs } : { NX: true })) === 'OK',
+      };
+    },
     async () => {
       try {
         if (!client.isReady) return 'down';
@@ -255,7 +284,8 @@ async function openRedisStore(url: string): Promise<Store> {
         return;
       }
       try {
-        await client.close();
+        // A frozen Redis never answers the QUIT either: give up and drop the socket.
+        await withinDeadline(client.close(), DEFAULT_COMMAND_TIMEOUT_MS, () => new Error('no answer to QUIT'));
       } catch {
         client.destroy();
       }

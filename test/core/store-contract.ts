@@ -35,6 +35,26 @@ export async function contract(t: Test, store: Store) {
   t.same(await b.get('one'), { n: 100 }, 'and only that collection');
   t.equal(await store.healthcheck(), 'ok');
   await prefixIsolation(t, store);
+  await setIfAbsent(t, store);
+}
+
+/** set-if-absent: one winner among concurrent claims, readable by get(), free again once expired or deleted. */
+export async function setIfAbsent(t: Test, store: Store) {
+  const c = store.collection<{ by: number }>('claims');
+  await c.clear();
+  const wins = await Promise.all(Array.from({ length: 8 }, (_, i) => c.setIfAbsent('task', { by: i })));
+  t.equal(wins.filter(Boolean).length, 1, 'exactly one of eight concurrent claims wins');
+  t.same(await c.get('task'), { by: wins.indexOf(true) }, 'the winner is what get() reads');
+  t.equal(await c.setIfAbsent('task', { by: 99 }), false, 'a later claim loses');
+  t.equal(await c.delete('task'), true);
+  t.equal(await c.setIfAbsent('task', { by: 7 }), true, 'a deleted key can be claimed again');
+  t.equal(await c.setIfAbsent('brief', { by: 1 }, 50), true);
+  t.equal(await c.setIfAbsent('brief', { by: 2 }, 50), false);
+  await new Promise((r) => setTimeout(r, 120));
+  t.equal(await c.setIfAbsent('brief', { by: 3 }), true, 'an expired claim is free');
+  t.same(await c.get('brief'), { by: 3 });
+  t.same((await collect(c.entries())).map(([k]) => k).sort(), ['brief', 'task'], 'claims are listed like other entries');
+  await c.clear();
 }
 
 /** Collection names that are prefixes of each other, or glob characters, stay separate. */

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { openStore } from '../../core/store.ts';
-import { prefixIsolation } from './store-contract.ts';
+import { prefixIsolation, setIfAbsent } from './store-contract.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
 import { buildApp } from '../../plugins/app.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -39,6 +39,7 @@ t.test('REDIS_URL selects the Redis store; the collection contract holds there',
   const ready = await app.inject({ url: '/readyz' });
   t.equal(ready.json().checks['store/redis'], 'ok');
   await prefixIsolation(t, app.sb.store);
+  await setIfAbsent(t, app.sb.store);
 });
 
 t.test('config store.url wins over REDIS_URL', async (t) => {
@@ -117,4 +118,78 @@ t.test('starting while Redis is down fails with a coded error, not a hang', asyn
   redis.stop();
   await waitExit(redis.child);
   await t.rejects(openStore({ backend: 'redis', url: redis.url }), { code: 'SB_ERR_STORE_UNAVAILABLE', message: /Store 'redis' at redis:\/\/127\.0\.0\.1:\d+/ });
+});
+
+/** Settles with the call's outcome, or fails the test when it has not settled after `ms` (a hang is the bug). */
+async function answered<T>(t: { fail(msg: string): void }, what: string, call: () => Promise<T>, ms = 15_000): Promise<{ value?: T; err?: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<'hang'>((r) => (timer = setTimeout(() => r('hang'), ms)));
+  const outcome = await Promise.race([call().then((value) => ({ value }), (err: unknown) => ({ err })), hang]).finally(() => clearTimeout(timer));
+  if (outcome === 'hang') {
+    t.fail(`${what}: no answer within ${ms} ms`);
+    return {};
+  }
+  return outcome;
+}
+
+t.test('a frozen Redis (SIGSTOP): every store call is a 503 within store.command_timeout_ms, and it recovers on SIGCONT', async (t) => {
+  const redis = await startRedis();
+  t.teardown(() => {
+    redis.thaw();
+    redis.stop();
+  });
+  const app = await buildApp({
+    env: { DATA_DIR: tempDir() },
+    config: { store: { url: redis.url, command_timeout_ms: 300 } },
+    logLevel: 'silent',
+    beforeSurfaces: routes,
+    discovery: { builtinRoot: noopOnlyRoot() },
+  });
+  t.teardown(() => app.close());
+  await app.ready();
+  const store = app.sb.store;
+  await store.collection('notes').set('n1', { text: 'hello' });
+  t.equal((await app.inject({ url: '/test/notes/n1' })).statusCode, 200, 'reads while Redis answers');
+
+  redis.freeze();
+  for (const [op, call] of [
+    ['get', () => store.collection('notes').get('n1')],
+    ['getMany', () => store.collection('notes').getMany(['n1'])],
+    ['set', () => store.collection('notes').set('n2', { text: 'x' })],
+    ['delete', () => store.collection('notes').delete('n2')],
+    ['clear', () => store.collection('frozen-clear').clear()],
+    ['entries', async () => {
+      for await (const _ of store.collection('notes').entries()) void _;
+    }],
+  ] as Array<[string, () => Promise<unknown>]>) {
+    const { err } = await answered(t, op, call);
+    t.ok(isSwitchboardError(err), `${op}: a coded error, not a hang or an answer`);
+    if (isSwitchboardError(err)) {
+      t.equal(err.statusCode, 503, `${op}: 503`);
+      t.equal(err.code, 'SB_ERR_STORE_UNAVAILABLE', `${op}: code`);
+      t.match(err.detail, /Store 'redis' is unavailable .*no answer within 300 ms/, `${op}: names the store and the deadline`);
+    }
+  }
+  t.equal((await answered(t, 'healthcheck', () => store.healthcheck())).value, 'down', 'the store health says down');
+
+  const res = (await answered(t, 'HTTP read', () => app.inject({ url: '/test/notes/n1' }))).value;
+  t.equal(res?.statusCode, 503, 'an HTTP route that reads the store answers 503');
+  t.same(Object.keys(res?.json() ?? {}).sort(), ['code', 'detail']);
+  const agents = (await answered(t, 'agents list', () => app.inject({ url: '/api/v1/agents' }))).value;
+  t.equal(agents?.statusCode, 503, 'a real store-backed route (agents list) too');
+  t.equal(agents?.json().code, 'SB_ERR_STORE_UNAVAILABLE');
+  const ready = (await answered(t, '/readyz', () => app.inject({ url: '/readyz' }))).value;
+  t.equal(ready?.statusCode, 503, '/readyz answers, 503');
+  t.equal(ready?.json().checks['store/redis'], 'down');
+
+  redis.thaw();
+  t.same(await store.collection('notes').get('n1'), { text: 'hello' }, 'answers again after SIGCONT, on the same connection');
+  t.equal((await app.inject({ url: '/readyz' })).json().checks['store/redis'], 'ok');
+});
+
+t.test('store.command_timeout_ms is validated', async (t) => {
+  await t.rejects(
+    buildApp({ env: { DATA_DIR: tempDir() }, config: { store: { backend: 'memory', command_timeout_ms: 0 } }, logLevel: 'silent', discovery: { builtinRoot: noopOnlyRoot() } }),
+    { code: 'SB_ERR_CONFIG_INVALID', message: /store\.command_timeout_ms/ },
+  );
 });

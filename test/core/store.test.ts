@@ -57,3 +57,17 @@ t.test('sqlite: every acknowledged write survives kill -9', async (t) => {
   const lost = keys.filter((_, i) => values[i]?.i !== i);
   t.same(lost, [], 'no acknowledged key is missing');
 });
+
+t.test('sqlite set-if-absent across two handles on one file (two processes sharing DATA_DIR)', async (t) => {
+  const dir = tempDir();
+  const a = await openStore({ backend: 'sqlite', dataDir: dir });
+  const b = await openStore({ backend: 'sqlite', dataDir: dir });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  const claims = [a, b].map((s) => s.collection<{ by: string }>('claims'));
+  const won = await Promise.all(claims.flatMap((c, i) => [c.setIfAbsent('run/t1', { by: `s${i}` }), c.setIfAbsent('run/t1', { by: `s${i}` })]));
+  t.equal(won.filter(Boolean).length, 1, 'one claim wins across both handles');
+  t.same(await claims[1]!.get('run/t1'), await claims[0]!.get('run/t1'), 'both handles read the winner');
+});

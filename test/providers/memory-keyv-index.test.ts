@@ -17,6 +17,7 @@ function countingScans(inner: Store): { store: Store; scans: () => number } {
         get: (k) => c.get(k),
         getMany: (k) => c.getMany(k),
         set: (k, v, ttl) => c.set(k, v, ttl),
+        setIfAbsent: (k, v, ttl) => c.setIfAbsent(k, v, ttl),
         delete: (k) => c.delete(k),
         clear: () => c.clear(),
         entries: () => {
