@@ -28,6 +28,8 @@ export interface ChatOptions {
   stream?: boolean;
   /** Delegation depth (0 = the agent the caller talks to). */
   depth?: number;
+  /** Tools a caller adds for this run only (a team planner's create_task), after the agent's own. */
+  extraTools?: BoundTool[];
 }
 
 /** What is resolved before a chat starts, so routing and access errors answer as HTTP errors. */
@@ -123,7 +125,7 @@ export class AgentRuntime {
     const signal = opts.signal ?? new AbortController().signal;
     const past = p.fresh ? [] : await this.history.load(session, p.memory);
     const cleanups: Array<() => Promise<unknown>> = [];
-    const tools = await this.tools(spec, caller, opts.depth ?? 0, (fn) => cleanups.push(fn));
+    const tools = [...(await this.tools(spec, caller, opts.depth ?? 0, (fn) => cleanups.push(fn))), ...(opts.extraTools ?? [])];
     let partial = '';
     const save = async (assistant: string) => {
       const turn: Turn[] = [{ role: 'user', content: message }];
