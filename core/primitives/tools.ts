@@ -21,7 +21,16 @@ export const ToolSearchQuery = Type.Object({
 export type ToolSearchQuery = Static<typeof ToolSearchQuery>;
 
 export const ToolMatch = Type.Object({ tool: Tool, score: Type.Number() });
-export const ToolSearchResult = Type.Object({ query: Type.String(), matches: Type.Array(ToolMatch) });
+/** A match as the reference client reads it: the tool's fields at the top, its schema also under `parameters`. */
+export const ToolSearchHit = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  input_schema: Type.Object({}, { additionalProperties: true }),
+  parameters: Type.Object({}, { additionalProperties: true }),
+  score: Type.Number(),
+});
+/** `matches` is the spec's answer; `tools` carries the same hits in the reference's shape, so its client sees them. */
+export const ToolSearchResult = Type.Object({ query: Type.String(), matches: Type.Array(ToolMatch), tools: Type.Array(ToolSearchHit) });
 export type ToolMatch = Static<typeof ToolMatch>;
 
 export const InvokeRequest = Type.Object({ params: Type.Optional(JsonObject) });

@@ -37,11 +37,11 @@ t.test('the stripper drops nulls only where the schema does not accept them', as
 
 t.test('explicit null means "not given" on platform request bodies', async (t) => {
   const app = await makeApp(t);
-  const browser = await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', payload: { session_id: null, viewport: null, config: {} } });
+  const browser = await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', headers: { 'x-provider-browser': 'noop' }, payload: { session_id: null, viewport: null, config: {} } });
   t.equal(browser.statusCode, 201, browser.body);
   t.match(browser.json(), { session_id: /^[0-9a-f-]{36}$/, viewport: null, config: {} });
 
-  const code = await app.inject({ method: 'POST', url: '/api/v1/code-interpreter/sessions', payload: { session_id: null, language: 'python', config: {} } });
+  const code = await app.inject({ method: 'POST', url: '/api/v1/code-interpreter/sessions', headers: { 'x-provider-code-interpreter': 'noop' }, payload: { session_id: null, language: 'python', config: {} } });
   t.equal(code.statusCode, 201, code.body);
   t.match(code.json(), { session_id: /./, language: 'python' });
 

@@ -7,6 +7,14 @@ import { checkInputSchema, checkParams } from './params.ts';
 import servers from './servers.ts';
 
 const tags = ['tools'];
+
+/** The reference names a tool's JSON Schema `parameters`; taken as `input_schema` when that is not given. */
+async function parametersAsInputSchema(request: { body: unknown }): Promise<void> {
+  const body = request.body as Record<string, unknown> | null;
+  if (body && typeof body === 'object' && body.input_schema == null && body.parameters && typeof body.parameters === 'object') {
+    body.input_schema = body.parameters;
+  }
+}
 const NameParams = Type.Object({ name: Type.String({ minLength: 1 }) });
 
 /** /api/v1/tools (spec 4.4). */
@@ -19,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return tool;
   }
 
-  app.post('/', { schema: { tags, summary: 'Register a tool', body: Tool, response: { 201: Tool } } }, async (request, reply) => {
+  app.post('/', { schema: { tags, summary: 'Register a tool', body: Tool, response: { 201: Tool } }, preValidation: parametersAsInputSchema }, async (request, reply) => {
     const p = toolsFor(request.headers);
     requireCapability(p, 'register', 'registering tools');
     const tool = request.body;
@@ -39,7 +47,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const p = toolsFor(request.headers);
     requireCapability(p, 'search', 'searching tools');
     const { query, max_results } = request.query;
-    return { query, matches: await p.search(query, max_results) };
+    const matches = await p.search(query, max_results);
+    const tools = matches.map(({ tool, score }) => ({ ...tool, parameters: tool.input_schema, score }));
+    return { query, matches, tools };
   });
 
   await app.register(servers);
