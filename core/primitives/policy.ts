@@ -15,6 +15,8 @@ export const Engine = Type.Object({
   engine_id: Type.String(),
   name: Type.String(),
   description: Type.String(),
+  /** Engine settings as given at creation (free-form; the reference client sends it). */
+  config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   created_at: Type.String({ format: 'date-time' }),
 });
 export type Engine = Static<typeof Engine>;
@@ -23,6 +25,7 @@ export const CreateEngineRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128 }),
     description: Type.String({ default: '', maxLength: 4096 }),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },
 );

@@ -29,7 +29,7 @@ export const noopPolicy: ProviderFactory<PolicyProvider> = {
         return { engine_id: null, enabled: false };
       },
       async createEngine(req) {
-        const engine: Engine = { engine_id: randomUUID(), name: req.name, description: req.description ?? '', created_at: new Date().toISOString() };
+        const engine: Engine = { engine_id: randomUUID(), name: req.name, description: req.description ?? '', config: req.config ?? {}, created_at: new Date().toISOString() };
         engines.set(engine.engine_id, engine);
         policies.set(engine.engine_id, new Map());
         return copy(engine);
