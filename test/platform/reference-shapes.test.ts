@@ -19,3 +19,41 @@ t.test('policy: POST /policy/engines accepts config and keeps it', async (t) => 
   const bad = await app.inject({ method: 'POST', url: '/api/v1/policy/engines', headers, payload: { name: 'x', config: 'strict' } });
   t.equal(bad.statusCode, 422, 'config must be an object');
 });
+
+t.test('memory: a fork takes branch_name; strategies take the wrapper and the short shapes', async (t) => {
+  const app = await makeApp(t);
+  const base = '/api/v1/memory/sessions/ann/s1';
+  const ev = await app.inject({ method: 'POST', url: `${base}/events`, payload: { messages: [{ role: 'user', text: 'one' }], metadata: {} } });
+  t.equal(ev.statusCode, 201);
+  // The reference client's fork body.
+  const fork = await app.inject({ method: 'POST', url: `${base}/branches`, payload: { root_event_id: ev.json().event_id, branch_name: 'what-if', messages: [{ role: 'user', text: 'other' }] } });
+  t.equal(fork.statusCode, 201, fork.body);
+  t.match(fork.json(), { name: 'what-if', root_event_id: ev.json().event_id });
+  t.match((await app.inject({ method: 'GET', url: `${base}/branches` })).json().branches, [{ name: 'what-if' }]);
+  const neither = await app.inject({ method: 'POST', url: `${base}/branches`, payload: { root_event_id: ev.json().event_id } });
+  t.equal(neither.statusCode, 422, 'a fork without any name is still refused');
+
+  // The reference's resource body: strategies as free-form dicts.
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/resources',
+    payload: { name: 'kb', description: '', strategies: [{ type: 'semantic' }, { summaryMemoryStrategy: { name: 'sums', namespaces: ['/s/{sessionId}'] } }] },
+  });
+  t.equal(res.statusCode, 201, res.body);
+  t.match(res.json().strategies, [
+    { type: 'semantic', name: 'semantic', namespaces: [], config: {} },
+    { type: 'summary', name: 'sums', namespaces: ['/s/{sessionId}'], config: {} },
+  ]);
+  const id = res.json().memory_id as string;
+
+  const wrapped = await app.inject({ method: 'POST', url: `/api/v1/memory/resources/${id}/strategies`, payload: { strategy: { type: 'user_preference', extra: 1 } } });
+  t.equal(wrapped.statusCode, 201, wrapped.body);
+  t.match(wrapped.json(), { strategy_id: /./, type: 'user_preference', name: 'user_preference', namespaces: [], config: { extra: 1 } });
+  const cloud = await app.inject({ method: 'POST', url: `/api/v1/memory/resources/${id}/strategies`, payload: { strategy: { userPreferenceMemoryStrategy: { name: 'prefs', namespaces: ['/u'] } } } });
+  t.match(cloud.json(), { type: 'user_preference', name: 'prefs', namespaces: ['/u'] });
+  const ours = await app.inject({ method: 'POST', url: `/api/v1/memory/resources/${id}/strategies`, payload: { name: 'n', type: 'semantic', namespaces: ['a'], config: { k: 2 } } });
+  t.match(ours.json(), { name: 'n', type: 'semantic', namespaces: ['a'], config: { k: 2 } }, 'the documented shape is unchanged');
+  t.equal((await app.inject({ method: 'GET', url: `/api/v1/memory/resources/${id}/strategies` })).json().strategies.length, 5);
+  const bad = await app.inject({ method: 'POST', url: `/api/v1/memory/resources/${id}/strategies`, payload: { strategy: { name: 'no type' } } });
+  t.equal(bad.statusCode, 422, 'a strategy without a type is refused');
+});

@@ -5,6 +5,7 @@ import type { MetadataFilter } from '../../../core/metadata-denylist.ts';
 import { Branch, CreateBranchRequest, CreateEventRequest, EventMessage, MemoryEvent, MemorySession, type MemoryProvider } from '../../../core/primitives/memory.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
 import { checkActor } from './access.ts';
+import { branchBody } from './reference-shapes.ts';
 
 const tags = ['memory'];
 const Session = Type.Object({ actor_id: Type.String({ minLength: 1 }), session_id: Type.String({ minLength: 1 }) });
@@ -92,7 +93,7 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     return { sessions: await mem(request).sessions((request.params as { actor_id: string }).actor_id) };
   });
 
-  app.post('/sessions/:actor_id/:session_id/branches', { schema: { tags, summary: 'Fork the conversation from an event', params: Session, body: CreateBranchRequest, response: { 201: Branch } } }, async (request, reply) => {
+  app.post('/sessions/:actor_id/:session_id/branches', { schema: { tags, summary: 'Fork the conversation from an event (name or the reference\'s branch_name)', params: Session, body: CreateBranchRequest, response: { 201: Branch } }, preValidation: branchBody }, async (request, reply) => {
     guard(request);
     const p = mem(request);
     requireCapability(p, 'branches', 'branches');

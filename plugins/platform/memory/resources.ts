@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
 import { CreateResourceRequest, CreateStrategyRequest, MemoryResource, Strategy, type MemoryProvider } from '../../../core/primitives/memory.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
+import { addStrategyBody, createResourceBody } from './reference-shapes.ts';
 
 const tags = ['memory'];
 const Id = Type.Object({ memory_id: Type.String({ minLength: 1 }) });
@@ -17,7 +18,7 @@ export function resourceRoutes(app: FastifyInstance): void {
   };
   const missing = (id: string) => notFound('SB_ERR_MEMORY_RESOURCE_NOT_FOUND', `No memory resource ${id}`);
 
-  app.post('/resources', { schema: { tags, summary: 'Create a memory resource', body: CreateResourceRequest, response: { 201: MemoryResource } } }, async (request, reply) => {
+  app.post('/resources', { schema: { tags, summary: 'Create a memory resource', body: CreateResourceRequest, response: { 201: MemoryResource } }, preValidation: createResourceBody }, async (request, reply) => {
     const p = mem(request);
     return reply.status(201).send(await requireMethod(p, 'createResource', 'memory resources')(request.body as CreateResourceRequest));
   });
@@ -40,7 +41,7 @@ export function resourceRoutes(app: FastifyInstance): void {
     const { memory_id } = request.params as { memory_id: string };
     return { strategies: await requireMethod(mem(request), 'listStrategies', 'memory strategies')(memory_id) };
   });
-  app.post('/resources/:memory_id/strategies', { schema: { tags, summary: 'Add a strategy', params: Id, body: CreateStrategyRequest, response: { 201: Strategy } } }, async (request, reply) => {
+  app.post('/resources/:memory_id/strategies', { schema: { tags, summary: 'Add a strategy (also the reference\'s {"strategy": {...}} wrapper)', params: Id, body: CreateStrategyRequest, response: { 201: Strategy } }, preValidation: addStrategyBody }, async (request, reply) => {
     const { memory_id } = request.params as { memory_id: string };
     return reply.status(201).send(await requireMethod(mem(request), 'addStrategy', 'memory strategies')(memory_id, request.body as CreateStrategyRequest));
   });
