@@ -14,20 +14,12 @@
  *
  * Plain JavaScript on purpose: it runs with node itself, before anything is compiled.
  */
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/**
- * `--outdir <dir>` (tests build their own copy). It must sit inside the
- * project: the bundle imports its packages from node_modules by walking up.
- */
-const outArg = process.argv.indexOf('--outdir');
-const OUT = outArg > 0 ? resolve(process.argv[outArg + 1]) : join(ROOT, 'dist');
-// Built next to OUT and swapped in at the end, so a second `npm start` never runs a half-written bundle.
-const STAGE = `${OUT}.build-${process.pid}`;
 
 /** Built-in provider entries, read the way core/discovery.ts reads them. */
 function providerEntries() {
@@ -64,70 +56,92 @@ const keepSourceLocation = {
   },
 };
 
-const entries = providerEntries();
-const main = [
-  "import { useCompiledEntries } from './core/discovery.ts';",
-  'useCompiledEntries({',
-  ...entries.map((e) => `  ${JSON.stringify(e)}: () => import(${JSON.stringify(`./${relative(ROOT, e)}`)}),`),
-  '});',
-  "await import('./bin/switchboard.ts');",
-].join('\n');
-
 /**
- * Every source file the last build read, with its mtime, is kept beside the
- * bundle; when none changed (and the provider entries are the same) the build
- * is skipped, so a repeated `npm start` pays a few stat calls, not a rebuild.
+ * Bundle into `out` unless it is up to date; true when `out` holds a current
+ * bundle. A function, not top-level code, so scripts/start.mjs can build and
+ * then run the server in the same process.
  */
-const STAMP = join(OUT, 'inputs.json');
-function upToDate() {
-  if (process.env.SB_BUILD_FORCE || !existsSync(STAMP)) return false;
-  try {
-    const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
-    if (stamp.main !== main) return false;
-    return Object.entries(stamp.inputs).every(([file, mtime]) => existsSync(file) && statSync(file).mtimeMs === mtime);
-  } catch {
-    return false;
+export async function buildDist(out = join(ROOT, 'dist')) {
+  const OUT = resolve(out);
+  // Built next to OUT and swapped in at the end, so a second `npm start` never runs a half-written bundle.
+  const STAGE = `${OUT}.build-${process.pid}`;
+  const entries = providerEntries();
+  const main = [
+    "import { useCompiledEntries } from './core/discovery.ts';",
+    'useCompiledEntries({',
+    ...entries.map((e) => `  ${JSON.stringify(e)}: () => import(${JSON.stringify(`./${relative(ROOT, e)}`)}),`),
+    '});',
+    "await import('./bin/switchboard.ts');",
+  ].join('\n');
+
+  /**
+   * Every source file the last build read, with its mtime, is kept beside the
+   * bundle; when none changed (and the provider entries are the same) the build
+   * is skipped, so a repeated `npm start` pays a few stat calls, not a rebuild.
+   */
+  const STAMP = join(OUT, 'inputs.json');
+  function upToDate() {
+    if (process.env.SB_BUILD_FORCE || !existsSync(STAMP)) return false;
+    try {
+      const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
+      if (stamp.main !== main) return false;
+      return Object.entries(stamp.inputs).every(([file, mtime]) => existsSync(file) && statSync(file).mtimeMs === mtime);
+    } catch {
+      return false;
+    }
   }
-}
-if (upToDate()) {
-  if (process.env.SB_BUILD_VERBOSE) console.error('build: dist/ is up to date');
-  process.exit(0);
+  if (upToDate()) {
+    if (process.env.SB_BUILD_VERBOSE) console.error('build: dist/ is up to date');
+    return true;
+  }
+
+  const started = performance.now();
+  rmSync(STAGE, { recursive: true, force: true });
+  let result;
+  try {
+    result = await build({
+      metafile: true,
+      stdin: { contents: main, resolveDir: ROOT, sourcefile: 'switchboard-main.ts', loader: 'ts' },
+      outdir: STAGE,
+      entryNames: 'switchboard',
+      chunkNames: 'chunks/[name]-[hash]',
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      packages: 'external',
+      // No keepNames: its __name() call on every closure creation showed in a request profile.
+      keepNames: false,
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      plugins: [keepSourceLocation],
+    });
+  } catch (err) {
+    rmSync(STAGE, { recursive: true, force: true });
+    console.error(`build: esbuild failed: ${err.message}`);
+    return false;
+  } finally {
+    // esbuild's service process would otherwise live as long as the server started after the build.
+    await stop();
+  }
+  // The build script itself counts: a change to how the bundle is made must rebuild it.
+  const inputs = { [fileURLToPath(import.meta.url)]: statSync(fileURLToPath(import.meta.url)).mtimeMs };
+  for (const rel of Object.keys(result.metafile.inputs)) {
+    const file = resolve(ROOT, rel);
+    if (existsSync(file)) inputs[file] = statSync(file).mtimeMs;
+  }
+  writeFileSync(join(STAGE, 'inputs.json'), JSON.stringify({ main, inputs }));
+  rmSync(OUT, { recursive: true, force: true });
+  renameSync(STAGE, OUT);
+  if (process.env.SB_BUILD_VERBOSE) console.error(`build: dist/ in ${Math.round(performance.now() - started)} ms`);
+  return true;
 }
 
-const started = performance.now();
-rmSync(STAGE, { recursive: true, force: true });
-let result;
-try {
-  result = await build({
-    metafile: true,
-    stdin: { contents: main, resolveDir: ROOT, sourcefile: 'switchboard-main.ts', loader: 'ts' },
-    outdir: STAGE,
-    entryNames: 'switchboard',
-    chunkNames: 'chunks/[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    // No keepNames: its __name() call on every closure creation showed in a request profile.
-    keepNames: false,
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    plugins: [keepSourceLocation],
-  });
-} catch (err) {
-  rmSync(STAGE, { recursive: true, force: true });
-  console.error(`build: esbuild failed: ${err.message}`);
-  process.exit(1);
+// Run as a script (`npm run build`): `--outdir <dir>` (tests build their own copy). It must sit inside the
+// project: the bundle imports its packages from node_modules by walking up.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outArg = process.argv.indexOf('--outdir');
+  const ok = await buildDist(outArg > 0 ? process.argv[outArg + 1] : undefined);
+  process.exit(ok ? 0 : 1);
 }
-// The build script itself counts: a change to how the bundle is made must rebuild it.
-const inputs = { [fileURLToPath(import.meta.url)]: statSync(fileURLToPath(import.meta.url)).mtimeMs };
-for (const rel of Object.keys(result.metafile.inputs)) {
-  const file = resolve(ROOT, rel);
-  if (existsSync(file)) inputs[file] = statSync(file).mtimeMs;
-}
-writeFileSync(join(STAGE, 'inputs.json'), JSON.stringify({ main, inputs }));
-rmSync(OUT, { recursive: true, force: true });
-renameSync(STAGE, OUT);
-if (process.env.SB_BUILD_VERBOSE) console.error(`build: dist/ in ${Math.round(performance.now() - started)} ms`);

@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/app.ts';
 import { freePort } from '../fixtures/redis-server.ts';
 
 /**
- * `npm start` is `node scripts/build.mjs && node dist/switchboard.js`: plain
+ * `npm start` (scripts/start.mjs) builds with scripts/build.mjs and runs dist/switchboard.js: plain
  * node on an esbuild bundle. This builds a private copy (so it never races a
  * running `npm start`) and checks what only the bundle can get wrong: built-in
  * providers found through the precompiled map, a third-party TypeScript
