@@ -5,6 +5,7 @@ import type { DestinationStream } from 'pino';
 import { discoverPackages, type DiscoveryRoots } from '../core/discovery.ts';
 import { buildProviders } from '../core/providers.ts';
 import { openStore, type Store } from '../core/store.ts';
+import type { LateServices } from '../core/registry-link.ts';
 import type { SwitchboardContext } from './context.ts';
 import errors from './errors.ts';
 import requestContext, { requestIdGenerator } from './request-context.ts';
@@ -58,15 +59,17 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
 
   const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url }));
   let packages, providers;
+  // Filled by the surface plugins below; providers read it when called (core/registry-link.ts).
+  const services: LateServices = {};
   try {
     packages = await discoverPackages(settings.config.provider_packages, settings.configDir, opts.discovery);
-    providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir });
+    providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir, services, surfaces: settings.surfaces });
   } catch (err) {
     // A startup failure must not leave the SQLite file or a Redis client open.
     if (!opts.store) await store.close();
     throw err;
   }
-  const ctx: SwitchboardContext = { settings, store, providers, packages, startedAt: Date.now() };
+  const ctx: SwitchboardContext = { settings, store, providers, packages, services, startedAt: Date.now() };
   app.decorate('sb', ctx);
   app.addHook('onClose', async () => {
     await providers.closeAll();

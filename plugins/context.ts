@@ -2,6 +2,7 @@ import type { Settings } from '../core/config.ts';
 import type { DiscoveredPackage } from '../core/discovery.ts';
 import type { ProviderSet } from '../core/providers.ts';
 import type { Store } from '../core/store.ts';
+import type { LateServices } from '../core/registry-link.ts';
 import type { Principal } from '../core/primitives/auth.ts';
 
 /** What every plugin can reach through `app.sb`. */
@@ -10,6 +11,8 @@ export interface SwitchboardContext {
   store: Store;
   providers: ProviderSet;
   packages: DiscoveredPackage[];
+  /** Services surface plugins offer providers (the registry link), bound as the plugins register. */
+  services: LateServices;
   startedAt: number;
 }
 

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ProviderBase } from '../provider.ts';
+import type { Principal } from './auth.ts';
+import { SwitchboardError } from '../errors.ts';
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 
@@ -82,6 +84,31 @@ export class ToolExecutionError extends Error {
 }
 
 /**
+ * Who asks, for backends with access rules of their own (the registry applies
+ * its scopes to the caller): the platform principal and the request headers,
+ * from which such a backend reads its own credential. Providers without
+ * access rules ignore it.
+ */
+export interface ToolCaller {
+  principal?: Principal;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** The backend refused this caller (its own scopes or permissions): a 403 wherever it surfaces. */
+export class ToolAccessDenied extends SwitchboardError {
+  constructor(detail: string) {
+    super(403, 'SB_ERR_TOOLS_DENIED', detail);
+  }
+}
+
+/** The tool did not answer in time: a 504 wherever it surfaces. */
+export class ToolTimeoutError extends SwitchboardError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(504, 'SB_ERR_TOOLS_TIMEOUT', detail, options);
+  }
+}
+
+/**
  * The tools primitive. Params are validated against the tool's input_schema by
  * the plugin before `invoke` is called, so providers receive checked input.
  */
@@ -89,12 +116,12 @@ export interface ToolsProvider extends ProviderBase {
   readonly kind: 'tools';
   readonly capabilities: ToolsCapabilities;
   register(tool: Tool): Promise<Tool>;
-  list(): Promise<Tool[]>;
-  get(name: string): Promise<Tool | undefined>;
-  search(query: string, maxResults: number): Promise<ToolMatch[]>;
-  delete(name: string): Promise<boolean>;
-  invoke(name: string, params: Record<string, unknown>): Promise<InvokeResult>;
-  listServers(): Promise<McpServer[]>;
-  registerServer(req: RegisterServerRequest): Promise<McpServer>;
-  getServer(name: string): Promise<McpServer | undefined>;
+  list(caller?: ToolCaller): Promise<Tool[]>;
+  get(name: string, caller?: ToolCaller): Promise<Tool | undefined>;
+  search(query: string, maxResults: number, caller?: ToolCaller): Promise<ToolMatch[]>;
+  delete(name: string, caller?: ToolCaller): Promise<boolean>;
+  invoke(name: string, params: Record<string, unknown>, caller?: ToolCaller): Promise<InvokeResult>;
+  listServers(caller?: ToolCaller): Promise<McpServer[]>;
+  registerServer(req: RegisterServerRequest, caller?: ToolCaller): Promise<McpServer>;
+  getServer(name: string, caller?: ToolCaller): Promise<McpServer | undefined>;
 }

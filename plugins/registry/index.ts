@@ -3,6 +3,7 @@ import auth from './auth/index.ts';
 import catalog from './catalog/index.ts';
 import health from './health/index.ts';
 import gateway from './gateway/index.ts';
+import { inProcessRegistryLink } from './platform-link.ts';
 
 /**
  * The registry surface (registry-service.md): identity and scopes first, then
@@ -14,6 +15,8 @@ const registry: FastifyPluginAsync = async (app) => {
   await app.register(catalog);
   await app.register(health);
   if (!app.catalog.config.registryOnly) await app.register(gateway);
+  // Platform providers (the `registry` tools provider) reach this surface through the core's late-bound slot.
+  app.sb.services.registry = inProcessRegistryLink(app);
 };
 
 export default registry;

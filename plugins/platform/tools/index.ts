@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { badGateway, conflict, isSwitchboardError, notFound } from '../../../core/errors.ts';
-import { InvokeRequest, InvokeResult, Tool, ToolList, ToolSearchQuery, ToolSearchResult, type ToolsProvider } from '../../../core/primitives/tools.ts';
+import type { FastifyRequest } from 'fastify';
+import { InvokeRequest, InvokeResult, Tool, ToolList, ToolSearchQuery, ToolSearchResult, type ToolCaller, type ToolsProvider } from '../../../core/primitives/tools.ts';
 import { requireCapability } from '../capability.ts';
 import { checkInputSchema, checkParams } from './params.ts';
 import servers from './servers.ts';
@@ -21,8 +22,11 @@ const NameParams = Type.Object({ name: Type.String({ minLength: 1 }) });
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const toolsFor = (headers: Record<string, string | string[] | undefined>) => app.sb.providers.resolve<ToolsProvider>('tools', headers);
 
-  async function existing(p: ToolsProvider, name: string): Promise<Tool> {
-    const tool = await p.get(name);
+  // Backends with access rules of their own (the registry) judge this caller.
+  const callerOf = (request: FastifyRequest): ToolCaller => ({ principal: request.principal, headers: request.headers });
+
+  async function existing(p: ToolsProvider, name: string, caller?: ToolCaller): Promise<Tool> {
+    const tool = await p.get(name, caller);
     if (!tool) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${name}' not found`);
     return tool;
   }
@@ -32,14 +36,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     requireCapability(p, 'register', 'registering tools');
     const tool = request.body;
     checkInputSchema(tool.name, tool.input_schema);
-    if (await p.get(tool.name)) throw conflict('SB_ERR_TOOLS_EXISTS', `Tool '${tool.name}' is already registered; delete it first to replace it`);
+    if (await p.get(tool.name, callerOf(request))) throw conflict('SB_ERR_TOOLS_EXISTS', `Tool '${tool.name}' is already registered; delete it first to replace it`);
     return reply.code(201).send(await p.register(tool));
   });
 
   app.get('/', { schema: { tags, summary: 'List tools', response: { 200: ToolList } } }, async (request) => {
     const p = toolsFor(request.headers);
     requireCapability(p, 'search', 'listing tools');
-    const tools = await p.list();
+    const tools = await p.list(callerOf(request));
     return { tools, total: tools.length };
   });
 
@@ -47,7 +51,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const p = toolsFor(request.headers);
     requireCapability(p, 'search', 'searching tools');
     const { query, max_results } = request.query;
-    const matches = await p.search(query, max_results);
+    const matches = await p.search(query, max_results, callerOf(request));
     const tools = matches.map(({ tool, score }) => ({ ...tool, parameters: tool.input_schema, score }));
     return { query, matches, tools };
   });
@@ -57,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/:name', { schema: { tags, summary: 'One tool', params: NameParams, response: { 200: Tool } } }, async (request) => {
     const p = toolsFor(request.headers);
     requireCapability(p, 'search', 'reading tools');
-    return existing(p, request.params.name);
+    return existing(p, request.params.name, callerOf(request));
   });
 
   app.delete('/:name', { schema: { tags, summary: 'Delete a tool', params: NameParams, response: { 204: Type.Null() } } }, async (request, reply) => {
@@ -79,12 +83,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const p = toolsFor(request.headers);
       const name = request.params.name;
       // Invalid params are the caller's to fix whatever the provider, so they are checked before the capability.
-      const tool = await existing(p, name);
+      const caller = callerOf(request);
+      const tool = await existing(p, name, caller);
       const params = request.body.params ?? {};
       checkParams(name, tool.input_schema, params);
       requireCapability(p, 'invoke', 'invoking tools');
       try {
-        return await p.invoke(name, params);
+        return await p.invoke(name, params, caller);
       } catch (err) {
         if (isSwitchboardError(err)) throw err;
         throw badGateway('SB_ERR_TOOLS_EXECUTION_FAILED', `Tool '${name}' failed: ${err instanceof Error ? err.message : String(err)}`, err);

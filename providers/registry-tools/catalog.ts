@@ -1,0 +1,96 @@
+import { unavailable } from '../../core/errors.ts';
+import type { McpServer, Tool } from '../../core/primitives/tools.ts';
+import type { RegistryLink } from '../../core/registry-link.ts';
+import { ToolAccessDenied } from '../../core/primitives/tools.ts';
+import { qualify } from './names.ts';
+
+/** The fields of the registry's server detail this provider reads. */
+interface ServerDetail {
+  path: string;
+  description: string;
+  proxy_pass_url?: string;
+  is_enabled: boolean;
+  health_status: string;
+  tags: string[];
+  tools: Array<{ name: string; description?: string; inputSchema?: Record<string, unknown> }>;
+}
+
+export interface CatalogTool {
+  tool: Tool;
+  server: string;
+  /** The tool's own name on its server. */
+  remote: string;
+}
+
+export interface CatalogView {
+  servers: ServerDetail[];
+  tools: Map<string, CatalogTool>;
+  /** Qualified names two (server, tool) pairs produce, with the readings: refused, never guessed. */
+  ambiguous: Map<string, CatalogTool[]>;
+}
+
+/** The server's name in tool names and gateway URLs: its registry path without the leading slash. */
+export const serverName = (path: string) => path.replace(/^\/+/, '');
+
+const health = (s: ServerDetail): McpServer['health'] => (s.health_status === 'healthy' ? 'healthy' : s.health_status === 'unknown' ? 'unknown' : 'unhealthy');
+
+export function serverView(s: ServerDetail): McpServer {
+  return { name: serverName(s.path), url: s.proxy_pass_url ?? '', config: { description: s.description, enabled: s.is_enabled, tags: s.tags, num_tools: s.tools.length }, health: health(s) };
+}
+
+/** Tools come from servers that are enabled, healthy and not held for security review. */
+const usable = (s: ServerDetail) => s.is_enabled && s.health_status === 'healthy' && !s.tags.includes('security-pending');
+
+/**
+ * What the registry shows one caller (its visibility rules applied by the
+ * registry itself), kept per token for a moment: an invoke reads it to find
+ * the tool's schema, and a burst of calls should not re-read the catalog each.
+ */
+export class RegistryCatalog {
+  private readonly cache = new Map<string, { at: number; view: Promise<CatalogView> }>();
+
+  constructor(
+    private readonly link: () => RegistryLink,
+    private readonly ttlMs: number,
+  ) {}
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  view(token: string): Promise<CatalogView> {
+    const hit = this.cache.get(token);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.view;
+    const view = this.read(token);
+    this.cache.set(token, { at: Date.now(), view });
+    view.catch(() => this.cache.get(token)?.view === view && this.cache.delete(token));
+    if (this.cache.size > 1000) this.cache.delete(this.cache.keys().next().value as string);
+    return view;
+  }
+
+  private async read(token: string): Promise<CatalogView> {
+    const link = this.link();
+    let res: Response;
+    try {
+      res = await link.fetch(`${link.baseUrl}/api/server_details/all`, { headers: { authorization: `Bearer ${token}` } });
+    } catch (err) {
+      throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', `The registry at ${link.baseUrl} cannot be reached: ${(err as Error).message}`, err);
+    }
+    if (res.status === 401 || res.status === 403) throw new ToolAccessDenied(`The registry refused to list servers for this caller (${res.status}): ${await res.text()}`);
+    if (!res.ok) throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', `The registry at ${link.baseUrl} answered ${res.status} to the server listing`);
+    const servers = Object.values((await res.json()) as Record<string, ServerDetail>).sort((a, b) => a.path.localeCompare(b.path));
+    const tools = new Map<string, CatalogTool>();
+    const ambiguous = new Map<string, CatalogTool[]>();
+    for (const s of servers.filter(usable)) {
+      const server = serverName(s.path);
+      for (const t of s.tools) {
+        const name = qualify(server, t.name);
+        const entry: CatalogTool = { server, remote: t.name, tool: { name, description: t.description ?? '', input_schema: t.inputSchema ?? { type: 'object' } } };
+        const taken = tools.get(name);
+        if (taken) ambiguous.set(name, [...(ambiguous.get(name) ?? [taken]), entry]);
+        else tools.set(name, entry);
+      }
+    }
+    return { servers, tools, ambiguous };
+  }
+}
