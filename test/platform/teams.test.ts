@@ -96,16 +96,16 @@ t.test('owner_id and shared_with decide who may read and change a team', async (
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/teams/research', headers: as('alice') })).statusCode, 200, 'the owner deletes');
 });
 
-t.test('team runs: not available in this version (501), empty run list, 404 for any run id', async (t) => {
+t.test('team runs: members that do not exist are 422 before anything starts; empty run list, 404 for any run id', async (t) => {
   const app = await makeApp(t);
   await app.inject({ method: 'POST', url: '/api/v1/teams', payload: TEAM });
   for (const url of ['/api/v1/teams/research/run', '/api/v1/teams/research/run/stream']) {
     const res = await app.inject({ method: 'POST', url, payload: { message: 'find papers' } });
-    t.equal(res.statusCode, 501, url);
-    t.equal(res.json().code, 'SB_ERR_TEAMS_RUNS_NOT_AVAILABLE');
-    t.match(res.json().detail, /Team runs are not available in this version/);
+    t.equal(res.statusCode, 422, url);
+    t.equal(res.json().code, 'SB_ERR_TEAM_AGENT_MISSING');
+    t.match(res.json().detail, new RegExp(`'${TEAM.planner}'.*do not exist`));
   }
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/teams/research/run', payload: {} })).statusCode, 422, 'the run request is still validated');
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/teams/research/run', payload: {} })).statusCode, 422, 'the run request is validated');
 
   const runs = await app.inject({ method: 'GET', url: '/api/v1/teams/research/runs' });
   t.equal(runs.statusCode, 200);

@@ -23,6 +23,10 @@ const specFields = {
     default: null,
   }),
   shared_with: Type.Array(Type.String({ minLength: 1 }), { default: [], description: '[] (owner only), ["*"] (everyone) or group names' }),
+  max_concurrent: Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Null()], {
+    default: null,
+    description: 'Most tasks a run executes at once; null: one per worker (as the exported script does)',
+  }),
 };
 
 export const CreateTeamRequest = Type.Object({ name: TeamName, ...specFields }, { additionalProperties: false });
@@ -39,6 +43,7 @@ export const UpdateTeamRequest = Type.Object(
     global_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400 })),
     shared_memory_namespace: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
     shared_with: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    max_concurrent: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -54,6 +59,8 @@ export const TeamSpec = Type.Object({
   global_timeout_seconds: Type.Integer(),
   shared_memory_namespace: Type.Union([Type.String(), Type.Null()]),
   shared_with: Type.Array(Type.String()),
+  /** Optional in stored specs: teams created before the field read as null. */
+  max_concurrent: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   owner_id: Type.String(),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -67,7 +74,7 @@ export const TaskParams = Type.Object({ name: Type.String(), id: Type.String(), 
 export const Deleted = Type.Object({ status: Type.Literal('deleted'), deleted: Type.Boolean(), name: Type.String() });
 
 /** Spec 2.3 run request and response. */
-export const RunRequest = Type.Object({ message: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+export const RunRequest = Type.Object({ message: Type.String({ minLength: 1, pattern: '\\S', description: 'The request; not empty or blank' }) }, { additionalProperties: false });
 export const RunResponse = Type.Object({
   response: Type.String(),
   team_run_id: Type.String(),
@@ -78,24 +85,35 @@ export const RunResponse = Type.Object({
   workers_used: Type.Array(Type.String()),
 });
 export const RunStatus = Type.Union([Type.Literal('running'), Type.Literal('idle')]);
-export const RunList = Type.Object({ team_name: Type.String(), runs: Type.Array(Type.Object({ team_run_id: Type.String(), status: Type.String() })) });
+export const RunList = Type.Object({
+  team_name: Type.String(),
+  runs: Type.Array(Type.Object({ team_run_id: Type.String(), status: Type.String(), phase: Type.String(), started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]) })),
+});
 export const Task = Type.Object({
   id: Type.String(),
   title: Type.String(),
-  status: Type.String(),
+  description: Type.String(),
+  status: Type.String({ description: 'pending, in_progress, done or failed' }),
   assigned_to: Type.Union([Type.String(), Type.Null()]),
   result: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the task failed' }),
   depends_on: Type.Array(Type.String()),
+  attempts: Type.Integer(),
 });
 export const TaskBoard = Type.Object({
   team_run_id: Type.String(),
   team_name: Type.String(),
-  status: Type.String(),
+  status: Type.String({ description: 'running, done, failed, cancelled, timed_out, or interrupted (its process stopped)' }),
+  phase: Type.String(),
   tasks: Type.Array(Task),
   tasks_created: Type.Integer(),
   tasks_completed: Type.Integer(),
+  response: Type.Union([Type.String(), Type.Null()]),
+  turns_used: Type.Integer(),
+  limit: Type.Union([Type.String(), Type.Null()], { description: 'The limit that stopped the run, if one did' }),
 });
 export const RunStatusResponse = Type.Object({ team_run_id: Type.String(), team_name: Type.String(), status: RunStatus });
 export const RunDeleted = Type.Object({ deleted: Type.Boolean(), team_run_id: Type.String() });
+export const CancelResponse = Type.Object({ team_run_id: Type.String(), team_name: Type.String(), status: Type.Literal('cancelled') });
 export const RunEvents = Type.Object({ team_run_id: Type.String(), status: Type.String(), events: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
 export const EventStream = { description: 'text/event-stream of `data: <json>` lines', content: { 'text/event-stream': { schema: Type.String() } } };

@@ -35,6 +35,7 @@ export class TeamSpecs {
       global_timeout_seconds: req.global_timeout_seconds,
       shared_memory_namespace: req.shared_memory_namespace ?? null,
       shared_with: [...(req.shared_with ?? [])],
+      max_concurrent: req.max_concurrent ?? null,
       owner_id: who.id,
       created_at: now,
       updated_at: now,
