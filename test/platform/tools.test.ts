@@ -45,7 +45,8 @@ const weather = {
 };
 
 t.test('noop mode: catalogue with data, invoke and servers 501', async (t) => {
-  const app = await makeApp(t);
+  // Platform alone: with the registry surface in the process the `registry` provider is the default (tools-registry.test.ts).
+  const app = await makeApp(t, {}, { surfaces: ['platform'] });
   const created = await app.inject({ method: 'POST', url: '/api/v1/tools', payload: weather });
   t.equal(created.statusCode, 201);
   t.same(created.json(), weather);
@@ -86,7 +87,7 @@ t.test('noop mode: catalogue with data, invoke and servers 501', async (t) => {
 });
 
 t.test('bad input: search query, max_results, tool body, params', async (t) => {
-  const app = await makeApp(t);
+  const app = await makeApp(t, {}, { surfaces: ['platform'] });
   await app.inject({ method: 'POST', url: '/api/v1/tools', payload: weather });
   const noQuery = await app.inject({ method: 'GET', url: '/api/v1/tools/search' });
   t.equal(noQuery.statusCode, 422);
