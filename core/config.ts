@@ -34,6 +34,13 @@ export const ConfigSchema = Type.Object(
     log_level: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
     surfaces: Type.Optional(Type.Array(Type.Union([Type.Literal('registry'), Type.Literal('platform')]), { minItems: 1 })),
     body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    /** Shape limits on JSON bodies and JSON form fields (plugins/json-limits.ts): over them is a 422. Capped so a value within them never overflows a recursive walker. */
+    json_limits: Type.Optional(
+      Type.Object(
+        { max_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 256 })), max_object_keys: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) },
+        { additionalProperties: false },
+      ),
+    ),
     store: Type.Optional(
       Type.Object(
         {

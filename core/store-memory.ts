@@ -1,5 +1,6 @@
 import { deepFreeze } from './deep-frozen.ts';
 import type { Collection } from './store.ts';
+import { UnstorableValue, unstorableError } from './store-value.ts';
 
 /**
  * In-process collections: a Map per collection, without keyv. keyv's
@@ -30,7 +31,12 @@ export class MemoryCollection<T> implements Collection<T> {
   constructor(private readonly mode: MemoryValues) {}
 
   private encode(value: T): unknown {
-    const text = JSON.stringify(value);
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (err) {
+      throw unstorableError('memory', new UnstorableValue(err));
+    }
     if (this.mode === 'copy' || text === undefined) return text;
     return deepFreeze(JSON.parse(text));
   }

@@ -4,6 +4,7 @@ import { unavailable } from './errors.ts';
 import type { Health } from './provider.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS, withDeadline, withinDeadline } from './store-deadline.ts';
 import { MemoryCollection, type MemoryValues } from './store-memory.ts';
+import { serialising, UnstorableValue, unstorableError } from './store-value.ts';
 import { SqliteFile, SqliteKeyvAdapter } from './store-sqlite.ts';
 
 /**
@@ -68,9 +69,14 @@ class KeyvCollection<T> implements Collection<T> {
     private readonly kv: Keyv,
     private readonly storeName: string,
     private readonly insertIfAbsent: InsertIfAbsent,
-  ) {}
+  ) {
+    // keyv serialises inside set(): its failures are marked so fail() can tell them from the backend's.
+    if (kv.serialize) kv.serialize = serialising(kv.serialize);
+  }
 
   private fail(op: string, err: unknown): never {
+    // A value that cannot be written is the caller's problem, whatever the backend's health (store-value.ts).
+    if (err instanceof UnstorableValue) throw unstorableError(this.storeName, err);
     const reason = err instanceof Error ? err.message : String(err);
     throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' is unavailable (${op}): ${reason}`, err);
   }

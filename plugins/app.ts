@@ -7,7 +7,10 @@ import { buildProviders } from '../core/providers.ts';
 import { openStore, type Store } from '../core/store.ts';
 import type { LateServices } from '../core/registry-link.ts';
 import type { SwitchboardContext } from './context.ts';
+import bodyParsers from './body-parsers.ts';
 import errors from './errors.ts';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { DEFAULT_JSON_LIMITS } from './json-limits.ts';
 import requestContext, { requestIdGenerator } from './request-context.ts';
 import { lazyCompilers, trackLazyCompilers } from './ops/lazy-compilers.ts';
 import { createRootLogger, requestLoggerFactory } from './ops/logging.ts';
@@ -46,7 +49,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     requestIdHeader: false,
     genReqId: requestIdGenerator(),
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false } },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Router and HTTP-parser errors answer {detail, code} like every other error (framework-errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
     // A request's pino child is made only when the request logs at an enabled level (ops/logging.ts).
     childLoggerFactory: requestLoggerFactory(log) as never,
     // Validators and serialisers compile on a route's first request (plugins/ops/lazy-compilers.ts).
@@ -79,6 +85,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(requestContext);
   await app.register(metrics);
   await app.register(errors);
+  const jsonLimits = settings.config.json_limits;
+  await app.register(bodyParsers, {
+    limits: { maxDepth: jsonLimits?.max_depth ?? DEFAULT_JSON_LIMITS.maxDepth, maxObjectKeys: jsonLimits?.max_object_keys ?? DEFAULT_JSON_LIMITS.maxObjectKeys },
+  });
   await app.register(openapi);
   await app.register(ops);
   if (opts.beforeSurfaces) await opts.beforeSurfaces(app as unknown as FastifyInstance);

@@ -105,9 +105,12 @@ export default fp(
       route.onSend = [...[route.onSend ?? []].flat(), hook];
     });
     // Unmatched URLs share one label (the raw URL of a 404 is attacker-chosen); the not-found handler
-    // (plugins/errors.ts) is not a route, so it reports here itself.
+    // (plugins/errors.ts) is not a route, so it reports here itself, as a 404 or (a known path under
+    // another method) a 405.
     const unmatched = seriesOf('(unmatched)');
-    app.decorate('countUnmatched', (request: FastifyRequest, reply: FastifyReply) => observe(request, reply, unmatched(request.method, 404)));
+    app.decorate('countUnmatched', (request: FastifyRequest, reply: FastifyReply) =>
+      observe(request, reply, unmatched(request.method, reply.statusCode === 405 ? 405 : 404)),
+    );
 
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
       reply.header('content-type', registry.contentType);

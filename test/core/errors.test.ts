@@ -41,8 +41,10 @@ t.test('every error is JSON {detail, code}', async (t) => {
   const cases: Array<[string, InjectOptions, number, string]> = [
     ['unknown route', { method: 'GET', url: '/no/such/route' }, 404, 'SB_ERR_ROUTE_NOT_FOUND'],
     ['unknown route under /api/v1', { method: 'GET', url: '/api/v1/nothing-here' }, 404, 'SB_ERR_ROUTE_NOT_FOUND'],
-    ['malformed JSON', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/json' }, payload: '{"name": "a", ' }, 400, 'SB_ERR_MALFORMED_JSON'],
-    ['empty JSON body', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/json' }, payload: '' }, 400, 'SB_ERR_MALFORMED_JSON'],
+    // Outside /api/v1 (the registry's rule, spec section 7): JSON that does not parse is a 422.
+    ['malformed JSON', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/json' }, payload: '{"name": "a", ' }, 422, 'SB_ERR_MALFORMED_JSON'],
+    ['empty JSON body', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/json' }, payload: '' }, 422, 'SB_ERR_MALFORMED_JSON'],
+    ['malformed JSON on the platform', { method: 'POST', url: '/api/v1/memory/ns', headers: { 'content-type': 'application/json' }, payload: '{"name": "a", ' }, 400, 'SB_ERR_MALFORMED_JSON'],
     ['oversized body', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/json' }, payload: BIG }, 413, 'SB_ERR_BODY_TOO_LARGE'],
     ['unsupported media type', { method: 'POST', url: '/test/items', headers: { 'content-type': 'application/x-yaml' }, payload: 'name: a' }, 415, 'SB_ERR_UNSUPPORTED_MEDIA_TYPE'],
     ['schema validation', { method: 'POST', url: '/test/items', payload: { count: -1 } }, 422, 'SB_ERR_VALIDATION'],

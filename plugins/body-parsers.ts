@@ -1,0 +1,81 @@
+import { parse as parseForm } from 'node:querystring';
+import fp from 'fastify-plugin';
+import { SwitchboardError, unprocessable } from '../core/errors.ts';
+import { jsonPathAt, scanJsonLimits, type JsonLimits, type JsonLimitViolation } from './json-limits.ts';
+
+/** The config keys named in the 422s, so the caller (or operator) knows which limit it met. */
+const LIMIT_KEYS = { depth: 'json_limits.max_depth', keys: 'json_limits.max_object_keys' } as const;
+
+function limitError(text: string, v: JsonLimitViolation, limits: JsonLimits, prefix: Array<string | number>): SwitchboardError {
+  const path = jsonPathAt(text, v.offset);
+  // For the member count the last entry is the member being read; the object is the one before it.
+  const loc = ['body', ...prefix, ...(v.limit === 'keys' ? path.slice(0, -1) : path)];
+  const msg =
+    v.limit === 'depth'
+      ? `JSON is nested deeper than ${limits.maxDepth} levels here (limit ${LIMIT_KEYS.depth}); flatten the value`
+      : `This JSON object has more than ${limits.maxObjectKeys} members (limit ${LIMIT_KEYS.keys}); send fewer keys`;
+  return unprocessable(v.limit === 'depth' ? 'SB_ERR_JSON_TOO_DEEP' : 'SB_ERR_JSON_OBJECT_TOO_LARGE', [
+    { loc, msg, type: v.limit === 'depth' ? 'json_depth' : 'json_object_size' },
+  ]);
+}
+
+/**
+ * Fastify's parser says only "Body is not valid JSON"; the caller needs to know where, or that the
+ * JSON was fine but held a prototype key. The error keeps Fastify's code (plugins/errors.ts maps it).
+ */
+function explained(err: Error & { code?: string }, text: string): Error {
+  if (err.code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return err;
+  let reason = 'Object contains forbidden prototype property';
+  try {
+    JSON.parse(text);
+  } catch (syntax) {
+    reason = (syntax as Error).message;
+  }
+  return Object.assign(new SyntaxError(reason), { code: err.code, statusCode: 400 });
+}
+
+/**
+ * The body parsers of both surfaces, at the root so every route gets them:
+ * JSON is checked against the shape limits (json-limits.ts) before Fastify's own
+ * parser (which keeps refusing `__proto__` and `constructor.prototype` keys), and
+ * form fields that hold JSON (registry forms send `tool_list`, `metadata` so)
+ * get the same check. A refused body never reaches a handler, so nothing is stored.
+ */
+export default fp<{ limits: JsonLimits }>(
+  async (app, opts) => {
+    const limits = opts.limits;
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      const v = scanJsonLimits(body as string, limits);
+      if (v) return done(limitError(body as string, v, limits, []), undefined);
+      parseJson(request, body as string, (err, value) => (err ? done(explained(err, body as string), undefined) : done(null, value)));
+    });
+
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      // maxKeys 0: querystring would otherwise drop fields past 1000 without a word; the limit below says so instead.
+      const fields = parseForm(body as string, '&', '=', { maxKeys: 0 });
+      const names = Object.keys(fields);
+      if (names.length > limits.maxObjectKeys) {
+        return done(
+          unprocessable('SB_ERR_JSON_OBJECT_TOO_LARGE', [
+            { loc: ['body'], msg: `The form has more than ${limits.maxObjectKeys} fields (limit ${LIMIT_KEYS.keys})`, type: 'json_object_size' },
+          ]),
+          undefined,
+        );
+      }
+      for (const name of names) {
+        const value = fields[name];
+        for (const text of Array.isArray(value) ? value : [value]) {
+          if (typeof text !== 'string') continue;
+          const first = text.trimStart()[0];
+          if (first !== '{' && first !== '[') continue;
+          const v = scanJsonLimits(text, limits);
+          if (v) return done(limitError(text, v, limits, [name]), undefined);
+        }
+      }
+      done(null, fields);
+    });
+  },
+  { name: 'switchboard-body-parsers' },
+);
