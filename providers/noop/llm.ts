@@ -11,6 +11,9 @@ function lastUserText(req: CompletionRequest): string {
 /**
  * The noop LLM answers deterministically, without a model: `noop: <the last
  * user message>`, never calling a tool. Documented so tests and demos can rely on it.
+ * It takes requests that offer tools (capability `tools`) and answers them the
+ * same way, as a model that chooses not to call one would: clients written for
+ * the reference gateway send tools to whatever model is configured.
  */
 export const noopLlm: ProviderFactory<LlmProvider> = {
   type: 'noop',
@@ -26,7 +29,7 @@ export const noopLlm: ProviderFactory<LlmProvider> = {
       name,
       type: 'noop',
       kind: 'llm',
-      capabilities: { streaming: true, tools: false, models: true, embeddings: false },
+      capabilities: { streaming: true, tools: true, models: true, embeddings: false },
       complete,
       async *stream(req: CompletionRequest): AsyncIterable<LlmStreamEvent> {
         yield* completionEvents(await complete(req));

@@ -1,6 +1,16 @@
 import t from 'tap';
 import { parseSse } from '../agents/helpers.ts';
 import { makeApp } from '../helpers/app.ts';
+import { writeProviderPackage } from '../fixtures/provider-package.ts';
+
+/** An LLM package without tool calling, for the capability refusal (noop takes tools and never calls one). */
+function plainLlmPackage(): string {
+  return writeProviderPackage({
+    name: 'fixture-plain-llm',
+    provides: ['llm'],
+    source: `export const providers = [{ type: 'plain', kind: 'llm', create: (name) => ({\n  name, type: 'plain', kind: 'llm', capabilities: { streaming: false, tools: false, models: false, embeddings: false },\n  complete: async () => ({ content: 'plain', model: 'plain', stop_reason: 'end_turn', tool_calls: [], usage: { prompt_tokens: 0, completion_tokens: 0 } }),\n  stream: async function* () {}, healthcheck: async () => 'ok', close: async () => {},\n}) }];\n`,
+  });
+}
 
 const SCRIPTED = {
   providers: {
@@ -40,13 +50,13 @@ t.test('completions, streamed completions and models, routed by X-Provider-LLM',
 });
 
 t.test('refusals: tools on a provider without them, unknown provider, bad body', async (t) => {
-  const app = await makeApp(t, SCRIPTED);
-  const noTools = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { messages: [{ role: 'user', content: 'x' }], tools: [{ name: 't', input_schema: {} }] } });
+  const app = await makeApp(t, { ...SCRIPTED, provider_packages: [plainLlmPackage()], providers: { llm: { ...SCRIPTED.providers.llm, instances: { ...SCRIPTED.providers.llm.instances, plain: { type: 'plain' } } } } });
+  const noTools = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', headers: { 'x-provider-llm': 'plain' }, payload: { messages: [{ role: 'user', content: 'x' }], tools: [{ name: 't', input_schema: {} }] } });
   t.equal(noTools.statusCode, 501);
-  t.match(noTools.json(), { code: 'SB_ERR_CAPABILITY_MISSING', detail: /noop.*tool calling/ });
+  t.match(noTools.json(), { code: 'SB_ERR_CAPABILITY_MISSING', detail: /plain.*tool calling/ });
   const unknown = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', headers: { 'x-provider-llm': 'gpt' }, payload: { messages: [{ role: 'user', content: 'x' }] } });
   t.equal(unknown.statusCode, 400);
-  t.equal(unknown.json().detail, "Unknown LLM provider 'gpt'. Available: noop, scripted");
+  t.equal(unknown.json().detail, "Unknown LLM provider 'gpt'. Available: noop, scripted, plain");
   const empty = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { messages: [] } });
   t.equal(empty.statusCode, 422);
   const role = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { messages: [{ role: 'wizard', content: 'x' }] } });

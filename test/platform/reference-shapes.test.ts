@@ -57,3 +57,31 @@ t.test('memory: a fork takes branch_name; strategies take the wrapper and the sh
   const bad = await app.inject({ method: 'POST', url: `/api/v1/memory/resources/${id}/strategies`, payload: { strategy: { name: 'no type' } } });
   t.equal(bad.statusCode, 422, 'a strategy without a type is refused');
 });
+
+t.test('llm: tool_choice strings and objects; noop with tools answers and calls none', async (t) => {
+  const config = {
+    providers: {
+      llm: {
+        default: 'noop',
+        instances: { noop: { type: 'noop' }, scripted: { type: 'scripted', options: { responses: [{ match: 'weather', turns: [{ tool_calls: [{ name: 'get_weather', input: { city: 'Paris' } }] }] }] } } },
+      },
+    },
+  };
+  const app = await makeApp(t, config);
+  // The reference's tool shape names the schema `parameters`.
+  const tools = [{ name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+  for (const tool_choice of ['auto', 'any', 'none', 'required', 'get_weather', { type: 'tool', name: 'get_weather' }, { type: 'auto' }]) {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { model: '', messages: [{ role: 'user', content: 'weather?' }], tools, tool_choice, temperature: 1.0, max_tokens: null, metadata: {}, system: null } });
+    t.equal(res.statusCode, 200, `tool_choice ${JSON.stringify(tool_choice)}: ${res.body}`);
+    t.match(res.json(), { content: 'noop: weather?', tool_calls: [], stop_reason: 'end_turn' }, 'noop answers normally and calls no tool');
+  }
+  const streamed = await app.inject({ method: 'POST', url: '/api/v1/llm/completions/stream', payload: { messages: [{ role: 'user', content: 'hi' }], tools, tool_choice: 'auto' } });
+  t.equal(streamed.statusCode, 200);
+  t.notMatch(streamed.body, /tool_use_start/);
+  const called = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', headers: { 'x-provider-llm': 'scripted' }, payload: { messages: [{ role: 'user', content: 'weather?' }], tools, tool_choice: 'any' } });
+  t.match(called.json(), { stop_reason: 'tool_use', tool_calls: [{ name: 'get_weather' }] }, 'a tool-calling provider still calls tools with a string tool_choice');
+  const bad = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { messages: [{ role: 'user', content: 'x' }], tool_choice: '' } });
+  t.equal(bad.statusCode, 422, 'an empty tool_choice is refused');
+  const list = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { messages: [{ role: 'user', content: 'x' }], tool_choice: [] } });
+  t.equal(list.statusCode, 422, 'a tool_choice that is neither a string nor an object is refused');
+});

@@ -24,7 +24,7 @@ t.test('noop passes the llm conformance suite', async (t) =>
   llmConformance(t, {
     make: async () => noopLlm.create('noop', {}, await ctx()) as LlmProvider,
     textRequest: text,
-    skip: [{ reason: 'the noop LLM never calls tools (capabilities.tools is false)', tests: ['a tool call is returned with parsed input and streamed as start, deltas, complete'] }],
+    skip: [{ reason: 'the noop LLM takes tools but never calls one', tests: ['a tool call is returned with parsed input and streamed as start, deltas, complete'] }],
   }),
 );
 

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { isSwitchboardError } from '../../../core/errors.ts';
 import { CompletionRequest, CompletionResponse, type LlmProvider } from '../../../core/primitives/llm.ts';
 import { requireCapability } from '../capability.ts';
+import { CompletionRequestBody, referenceToolShapes, toolChoiceObject } from './reference-shapes.ts';
 
 const tags = ['llm'];
 
@@ -12,10 +13,15 @@ const routes: FastifyPluginAsync = async (app) => {
   const toolsGuard = (p: LlmProvider, body: CompletionRequest) => {
     if (body.tools && body.tools.length > 0) requireCapability(p, 'tools', 'tool calling');
   };
+  /** The validated body as providers take it: tool_choice in its object form; the reference's `model: ""` means the default model. */
+  const providerRequest = (body: unknown): CompletionRequest => {
+    const { tool_choice, model, ...rest } = body as CompletionRequest & { tool_choice?: string | Record<string, unknown> };
+    return { ...rest, ...(model ? { model } : {}), ...(tool_choice === undefined ? {} : { tool_choice: toolChoiceObject(tool_choice) }) };
+  };
 
-  app.post('/completions', { schema: { tags, summary: 'A completion', body: CompletionRequest, response: { 200: CompletionResponse } } }, async (request) => {
+  app.post('/completions', { schema: { tags, summary: 'A completion', body: CompletionRequestBody, response: { 200: CompletionResponse } }, preValidation: referenceToolShapes }, async (request) => {
     const p = llm(request.headers);
-    const body = request.body as CompletionRequest;
+    const body = providerRequest(request.body);
     toolsGuard(p, body);
     const abort = new AbortController();
     request.raw.once('close', () => {
@@ -30,13 +36,14 @@ const routes: FastifyPluginAsync = async (app) => {
       schema: {
         tags,
         summary: 'A streamed completion: text/event-stream of content_delta, tool_use_start, tool_use_delta, tool_use_complete, message_stop, metadata',
-        body: CompletionRequest,
+        body: CompletionRequestBody,
         response: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: Type.String() } } } },
       },
+      preValidation: referenceToolShapes,
     },
     async (request, reply) => {
       const p = llm(request.headers);
-      const body = request.body as CompletionRequest;
+      const body = providerRequest(request.body);
       requireCapability(p, 'streaming', 'streaming');
       toolsGuard(p, body);
       const abort = new AbortController();
