@@ -46,6 +46,8 @@ export const ConfigSchema = Type.Object(
         {
           backend: Type.Optional(Type.Union([Type.Literal('sqlite'), Type.Literal('redis'), Type.Literal('memory')])),
           url: Type.Optional(Type.String()),
+          /** Redis: the most one store call waits for an answer before it is a 503 (a frozen Redis must not hang requests). */
+          command_timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
         },
         { additionalProperties: false },
       ),
@@ -75,7 +77,7 @@ export interface Settings {
   dataDir: string;
   logLevel: string;
   surfaces: Array<'registry' | 'platform'>;
-  store: { backend: 'sqlite' | 'redis' | 'memory'; url?: string };
+  store: { backend: 'sqlite' | 'redis' | 'memory'; url?: string; commandTimeoutMs?: number };
 }
 
 /** `${VAR}` and `${VAR:-fallback}` in any string value; an unset VAR without fallback is an error. */
@@ -150,7 +152,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     dataDir: resolve(configDirFor(env.DATA_DIR ? undefined : config.data_dir, configDir) ?? env.DATA_DIR ?? 'data'),
     logLevel,
     surfaces: opts.surfaces ?? config.surfaces ?? ['registry', 'platform'],
-    store: { backend, url: redisUrl },
+    store: { backend, url: redisUrl, commandTimeoutMs: config.store?.command_timeout_ms },
   };
 }
 

@@ -5,6 +5,7 @@ import type { DestinationStream } from 'pino';
 import { discoverPackages, type DiscoveryRoots } from '../core/discovery.ts';
 import { buildProviders } from '../core/providers.ts';
 import { openStore, type Store } from '../core/store.ts';
+import { StoreSeeds } from '../core/store-seeds.ts';
 import type { LateServices } from '../core/registry-link.ts';
 import type { SwitchboardContext } from './context.ts';
 import bodyParsers from './body-parsers.ts';
@@ -32,6 +33,9 @@ export interface BuildOptions extends LoadOptions {
   /** Runs after the core plugins and before the surfaces: tests add routes here. */
   beforeSurfaces?: (app: FastifyInstance) => Promise<void> | void;
 }
+
+/** How often the store is checked for having come back empty (core/store-seeds.ts); /readyz also checks. */
+const SEED_CHECK_INTERVAL_MS = 5000;
 
 export { REDACT } from './ops/logging.ts';
 export { compileAllSchemas } from './ops/lazy-compilers.ts';
@@ -63,7 +67,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // instance inherits; this replaces its no-op logger with ours (test/ops/logging.test.ts checks both).
   (app as unknown as { log: unknown }).log = log;
 
-  const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url }));
+  const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url, commandTimeoutMs: settings.store.commandTimeoutMs }));
   let packages, providers;
   // Filled by the surface plugins below; providers read it when called (core/registry-link.ts).
   const services: LateServices = {};
@@ -75,9 +79,13 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     if (!opts.store) await store.close();
     throw err;
   }
-  const ctx: SwitchboardContext = { settings, store, providers, packages, services, startedAt: Date.now() };
+  const seeds = new StoreSeeds(store, app.log);
+  await seeds.mark();
+  const ctx: SwitchboardContext = { settings, store, seeds, providers, packages, services, startedAt: Date.now() };
   app.decorate('sb', ctx);
+  app.addHook('onReady', async () => seeds.watch(SEED_CHECK_INTERVAL_MS));
   app.addHook('onClose', async () => {
+    seeds.stop();
     await providers.closeAll();
     if (!opts.store) await store.close();
   });

@@ -2,6 +2,7 @@ import type { Settings } from '../core/config.ts';
 import type { DiscoveredPackage } from '../core/discovery.ts';
 import type { ProviderSet } from '../core/providers.ts';
 import type { Store } from '../core/store.ts';
+import type { StoreSeeds } from '../core/store-seeds.ts';
 import type { LateServices } from '../core/registry-link.ts';
 import type { Principal } from '../core/primitives/auth.ts';
 
@@ -9,6 +10,8 @@ import type { Principal } from '../core/primitives/auth.ts';
 export interface SwitchboardContext {
   settings: Settings;
   store: Store;
+  /** What is written into the store at start, written again when the store comes back empty. */
+  seeds: StoreSeeds;
   providers: ProviderSet;
   packages: DiscoveredPackage[];
   /** Services surface plugins offer providers (the registry link), bound as the plugins register. */

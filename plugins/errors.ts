@@ -44,6 +44,10 @@ function unsupportedMediaType(request: FastifyRequest): string {
 export default fp(
   async (app) => {
     app.setErrorHandler((err: FastifyError, request, reply) => {
+      // Every body sent from here is {detail, code}, whatever the route's response schema says about
+      // that status: a route that documents its own 503 body (/health, /readyz) would otherwise fail to
+      // serialise a store error and answer 500 FST_ERR_FAILED_ERROR_SERIALIZATION.
+      reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
       if (isSwitchboardError(err)) {
         if (err.headers) reply.headers(err.headers);
         if (err.statusCode >= 500) request.log.warn({ code: err.code, detail: err.detail }, 'request failed');

@@ -140,7 +140,7 @@ t.test('a frozen Redis (SIGSTOP): every store call is a 503 within store.command
   });
   const app = await buildApp({
     env: { DATA_DIR: tempDir() },
-    config: { store: { url: redis.url, command_timeout_ms: 300 } },
+    config: { store: { url: redis.url, command_timeout_ms: 1000 } },
     logLevel: 'silent',
     beforeSurfaces: routes,
     discovery: { builtinRoot: noopOnlyRoot() },
@@ -167,7 +167,7 @@ t.test('a frozen Redis (SIGSTOP): every store call is a 503 within store.command
     if (isSwitchboardError(err)) {
       t.equal(err.statusCode, 503, `${op}: 503`);
       t.equal(err.code, 'SB_ERR_STORE_UNAVAILABLE', `${op}: code`);
-      t.match(err.detail, /Store 'redis' is unavailable .*no answer within 300 ms/, `${op}: names the store and the deadline`);
+      t.match(err.detail, /Store 'redis' is unavailable .*no answer within 1000 ms/, `${op}: names the store and the deadline`);
     }
   }
   t.equal((await answered(t, 'healthcheck', () => store.healthcheck())).value, 'down', 'the store health says down');

@@ -66,7 +66,9 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   app.log.info({ source: secret.source }, 'SECRET_KEY loaded');
 
   const scopes = new ScopeStore(app.sb.store);
-  await scopes.seed(readScopeFiles(settings.scopesDir));
+  const scopeFiles = readScopeFiles(settings.scopesDir);
+  // Seeded again whenever the store is found emptied (core/store-seeds.ts).
+  await app.sb.seeds.add('registry scopes', () => scopes.seed(scopeFiles));
   const idp = settings.idp ? buildIdpVerifier(settings.idp) : undefined;
   const authenticator = new Authenticator(secret.key, admin, scopes, idp, app.sb.store);
   const shared: RegistryAuth = { settings, authenticator, scopes, idp };

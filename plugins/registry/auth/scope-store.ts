@@ -73,6 +73,8 @@ export function readScopeFiles(dir: string): ScopeDocument[] {
  */
 export class ScopeStore {
   private readonly col: Collection<ScopeDocument>;
+  /** The scope files as read at start: their scopes cannot be deleted through the API, so the store never lacks one legitimately. */
+  private files: ScopeDocument[] = [];
   private docs = new Map<string, ScopeDocument>();
   private byGroup = new Map<string, string[]>();
   private grantsCache = new Map<string, Grants>();
@@ -91,6 +93,7 @@ export class ScopeStore {
    * server rules added through the API (add-to-groups), which are kept.
    */
   async seed(files: ScopeDocument[]): Promise<void> {
+    this.files = files;
     for (const doc of files) {
       const stored = await this.col.get(doc._id);
       const added = (stored?.server_access ?? []).filter(
@@ -104,6 +107,10 @@ export class ScopeStore {
   async reload(): Promise<void> {
     const docs = new Map<string, ScopeDocument>();
     for await (const [id, doc] of this.col.entries()) docs.set(id, doc);
+    // A file-defined scope missing from the store was lost with it (a Redis restarted empty), never
+    // deleted: the file stands in until the store is seeded again (core/store-seeds.ts), so the admin
+    // does not lose its rights in between.
+    for (const doc of this.files) if (!docs.has(doc._id)) docs.set(doc._id, doc);
     // The periodic reload mostly finds nothing new: keep the version then, so cached
     // token contexts (and what /validate built from them) stay valid.
     const signature = JSON.stringify([...docs].sort(([a], [b]) => a.localeCompare(b)));
