@@ -56,7 +56,7 @@ export interface ControlledServer {
  * concurrent initializes, so tests can assert what the health checker sent and
  * how many probes it ran at once.
  */
-export async function startControlledServer(initial: Partial<Behaviour> = {}): Promise<ControlledServer> {
+export async function startControlledServer(initial: Partial<Behaviour> = {}, port = 0): Promise<ControlledServer> {
   const behaviour: Behaviour = { tools: [], initDelayMs: 0, ...initial };
   const seen: SeenRequest[] = [];
   const streamable = new Map<string, StreamableHTTPServerTransport>();
@@ -119,7 +119,7 @@ export async function startControlledServer(initial: Partial<Behaviour> = {}): P
       if (!res.headersSent) res.writeHead(500).end(String(err));
     }
   });
-  const base = await listenLoopback(http);
+  const base = await listenLoopback(http, port);
   return {
     base,
     behaviour,

@@ -52,7 +52,15 @@ export interface CheckerOptions {
   spread: number;
   /** Probes in flight at once, across sweeps, refreshes and checks of new servers. */
   concurrency: number;
+  /** Delays (ms) of the retries of a failed first check (checkNew); none by default. */
+  firstCheckRetryMs?: number[];
 }
+
+/**
+ * Failures a retry may cure (nothing listening yet, a slow start, a 5xx while booting). A refused address or an
+ * unreadable credential stays so until someone edits the server, which brings its own check.
+ */
+const retryable = (status: string) => status.startsWith('unhealthy:') && !status.startsWith('unhealthy: blocked address') && status !== 'unhealthy: credential unreadable';
 
 type Saver = (path: string, record: HealthRecord) => Promise<HealthEntry>;
 
@@ -73,6 +81,7 @@ export class HealthChecker {
   private readonly inFlight = new Map<string, Running>();
   private readonly slots: Slots;
   private timer?: NodeJS.Timeout;
+  private readonly retries = new Set<NodeJS.Timeout>();
   private sweeping?: Promise<void>;
   private stopped = false;
   // Ends the pauses of a paced sweep when the app closes.
@@ -105,6 +114,8 @@ export class HealthChecker {
     this.stopped = true;
     this.stopping.abort();
     clearInterval(this.timer);
+    for (const r of this.retries) clearTimeout(r);
+    this.retries.clear();
     await this.sweeping;
     await Promise.allSettled([...this.inFlight.values()].map((r) => r.promise));
   }
@@ -157,6 +168,35 @@ export class HealthChecker {
   async checkPath(path: string): Promise<HealthEntry | undefined> {
     const s = await this.deps.server(path);
     return s ? this.check(s, (p, record) => this.deps.save(p, record)).entry : undefined;
+  }
+
+  /**
+   * The first check of a server just registered or re-enabled. Such a server is often still starting, so a
+   * failure is retried after each of `firstCheckRetryMs` until one check passes, rather than leaving it
+   * unhealthy until the next sweep (300 s by default). A retry is dropped when the server is gone, disabled,
+   * or no longer failing (a refresh or sweep got there first).
+   */
+  async checkNew(path: string): Promise<HealthEntry | undefined> {
+    const entry = await this.checkPath(path);
+    if (entry && retryable(entry.status)) this.retryFirstCheck(path, 0);
+    return entry;
+  }
+
+  private retryFirstCheck(path: string, attempt: number): void {
+    const delays = this.opts.firstCheckRetryMs ?? [];
+    if (this.stopped || attempt >= delays.length) return;
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      void (async () => {
+        const s = await this.deps.server(path);
+        if (this.stopped || !s || !s.enabled || !retryable(s.storedStatus)) return;
+        this.deps.logger.info({ path, attempt: attempt + 1, of: delays.length }, 'health check retry of a failed first check');
+        const entry = await this.check(s, (p, record) => this.deps.save(p, record)).entry;
+        if (retryable(entry.status)) this.retryFirstCheck(path, attempt + 1);
+      })().catch((err: Error) => this.deps.logger.warn({ path, err: err.message }, 'health check retry failed'));
+    }, delays[attempt]);
+    timer.unref();
+    this.retries.add(timer);
   }
 
   /**

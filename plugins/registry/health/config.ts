@@ -12,6 +12,11 @@ export const HealthConfigSchema = Type.Object(
     max_ws_connections: Type.Integer({ minimum: 1, default: 200 }),
     ws_ping_seconds: Type.Number({ minimum: 0.05, default: 20 }),
     gateway_timeout_seconds: Type.Number({ minimum: 0.05, default: 30 }),
+    /**
+     * Delays before re-checking a server whose first check failed (just registered or re-enabled, often still
+     * starting), one retry per entry, before it waits for the sweep; [] turns the retries off.
+     */
+    first_check_retry_seconds: Type.Array(Type.Number({ minimum: 0.05 }), { maxItems: 10, default: [2, 10, 30] }),
   },
   { additionalProperties: false },
 );

@@ -61,7 +61,7 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
       logger: app.log,
       blockedAddress: (...urls) => guard.blocked(...urls),
     },
-    { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency, spread: cfg.sweep_spread },
+    { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency, spread: cfg.sweep_spread, firstCheckRetryMs: cfg.first_check_retry_seconds.map((s) => s * 1000) },
   );
 
   // Every change of a server that alters its health entry reaches the dashboards.
@@ -72,8 +72,8 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     if (!before || before.status !== now.status || before.last_checked_iso !== now.last_checked_iso || before.num_tools !== now.num_tools) {
       hub.broadcast({ [c.key]: now });
     }
-    // A newly registered or re-enabled server is checked at once rather than at the next sweep.
-    if (c.kind === 'created' || (c.previous && !c.previous.is_enabled && c.value!.is_enabled)) void checker.checkPath(c.key).catch(() => {});
+    // A newly registered or re-enabled server is checked at once rather than at the next sweep (and soon again if that fails).
+    if (c.kind === 'created' || (c.previous && !c.previous.is_enabled && c.value!.is_enabled)) void checker.checkNew(c.key).catch(() => {});
   });
 
   app.addHook('onReady', async () => checker.start());
