@@ -51,6 +51,21 @@ export const Trace = Type.Object({
 });
 export type Trace = Static<typeof Trace>;
 
+/** Fields of a trace a client may change after ingest (the reference client's update_trace); absent fields stay. */
+export const TraceUpdate = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    user_id: Type.Optional(Type.String()),
+    session_id: Type.Optional(Type.String()),
+    input: Type.Optional(Type.Unknown()),
+    output: Type.Optional(Type.Unknown()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Merged into the stored metadata' })),
+  },
+  { additionalProperties: false },
+);
+export type TraceUpdate = Static<typeof TraceUpdate>;
+
 export const TraceAccepted = Type.Object({ trace_id: Type.String(), status: Type.Literal('accepted') });
 export type TraceAccepted = Static<typeof TraceAccepted>;
 /** Ingest answers 202 with the id only: real backends store asynchronously. */
@@ -211,6 +226,13 @@ export interface ObservabilityProvider extends ProviderBase {
   readonly capabilities: ObservabilityCapabilities;
   ingestTrace(trace: Partial<TraceInput>): Promise<TraceAccepted>;
   getTrace?(traceId: string): Promise<Trace | undefined>;
+  /** Change a stored trace; `undefined` for an unknown id. */
+  updateTrace?(traceId: string, update: TraceUpdate): Promise<Trace | undefined>;
+  /**
+   * Send what is buffered to the backend now. Providers that write at ingest
+   * (nothing buffered) leave it out; flushing them is complete at once.
+   */
+  flush?(): Promise<void>;
   listTraces?(query: TraceQuery): Promise<TraceList>;
   ingestLog?(log: LogInput): Promise<Pick<LogEntry, 'log_id'>>;
   listLogs?(query: LogQuery): Promise<LogList>;

@@ -102,6 +102,15 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
         const t = traces.get(id);
         return t && copy(t);
       },
+      async updateTrace(id, update) {
+        const t = traces.get(id);
+        if (!t) return undefined;
+        const { metadata, tags, ...fields } = copy(update);
+        // Metadata is merged (what a later step adds must not drop what an earlier one wrote); the rest replaces.
+        const next: Trace = { ...t, ...fields, ...(tags ? { tags } : {}), metadata: { ...t.metadata, ...(metadata ?? {}) } };
+        traces.set(id, next);
+        return copy(next);
+      },
       async listTraces(q) {
         const hits = traces
           .newest()

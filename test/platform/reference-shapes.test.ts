@@ -85,3 +85,41 @@ t.test('llm: tool_choice strings and objects; noop with tools answers and calls 
   const list = await app.inject({ method: 'POST', url: '/api/v1/llm/completions', payload: { messages: [{ role: 'user', content: 'x' }], tool_choice: [] } });
   t.equal(list.statusCode, 422, 'a tool_choice that is neither a string nor an object is refused');
 });
+
+t.test('observability: update a trace, generations and scores through the trace, flush (noop keeps them in memory)', async (t) => {
+  const app = await makeApp(t);
+  const headers = { 'x-provider-observability': 'noop' };
+  const ingest = await app.inject({ method: 'POST', url: '/api/v1/observability/traces', headers, payload: { trace_id: 'tr-1', name: 'chat', user_id: null, session_id: 's-1', input: 'hi', output: null, tags: ['a'], spans: [{ name: 'llm', level: 'DEFAULT', model: 'm', duration_ms: 3 }], metadata: { step: 1 } } });
+  t.equal(ingest.statusCode, 202, ingest.body);
+
+  const upd = await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/tr-1', headers, payload: { name: null, output: 'hello', tags: ['a', 'done'], metadata: { score: 0.9 } } });
+  t.equal(upd.statusCode, 200, upd.body);
+  t.match(upd.json(), { trace_id: 'tr-1', name: 'chat', output: 'hello', tags: ['a', 'done'], metadata: { step: 1, score: 0.9 } });
+  t.match((await app.inject({ method: 'GET', url: '/api/v1/observability/traces/tr-1', headers })).json(), { output: 'hello', metadata: { step: 1, score: 0.9 } }, 'the update is stored');
+  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/nope', headers, payload: { output: 'x' } })).statusCode, 404);
+  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/tr-1', headers, payload: { colour: 'red' } })).statusCode, 422, 'unknown fields are refused');
+
+  const gen = await app.inject({
+    method: 'POST',
+    url: '/api/v1/observability/traces/tr-1/generations',
+    headers,
+    payload: { name: 'completion', model: 'noop', input: [{ role: 'user', content: 'hi' }], output: 'noop: hi', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }, metadata: {}, level: null },
+  });
+  t.equal(gen.statusCode, 201, gen.body);
+  t.match(gen.json(), { generation_id: /./, trace_id: 'tr-1', name: 'completion', model: 'noop', usage: { total_tokens: 3 } });
+  const gens = await app.inject({ method: 'GET', url: '/api/v1/observability/traces/tr-1/generations', headers });
+  t.equal(gens.statusCode, 200);
+  t.match(gens.json(), { total: 1, generations: [{ generation_id: gen.json().generation_id, trace_id: 'tr-1' }] });
+
+  const score = await app.inject({ method: 'POST', url: '/api/v1/observability/traces/tr-1/scores', headers, payload: { name: 'quality', value: 0.8, comment: null, data_type: 'NUMERIC' } });
+  t.equal(score.statusCode, 201, score.body);
+  t.match(score.json(), { score_id: /./, trace_id: 'tr-1', name: 'quality', value: 0.8, comment: null, data_type: 'NUMERIC' });
+  const scores = await app.inject({ method: 'GET', url: '/api/v1/observability/traces/tr-1/scores', headers });
+  t.match(scores.json(), { total: 1, scores: [{ name: 'quality', value: 0.8 }] });
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/observability/traces/other/scores', headers })).statusCode, 200, 'an admin lists scores of any trace id');
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/observability/traces/tr-1/scores', headers, payload: { value: 1 } })).statusCode, 422, 'a score needs a name');
+
+  const flush = await app.inject({ method: 'POST', url: '/api/v1/observability/flush', headers });
+  t.equal(flush.statusCode, 202);
+  t.same(flush.json(), { status: 'accepted' });
+});

@@ -27,6 +27,7 @@ import {
 } from '../../../core/primitives/observability.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
 import { assertOwnTrace, assertTraceFilter, visibleUser } from './visibility.ts';
+import traceRoutes from './trace-routes.ts';
 
 const tags = ['observability'];
 const providerFor = (request: FastifyRequest) => request.server.sb.providers.resolve<ObservabilityProvider>('observability', request.headers);
@@ -51,6 +52,8 @@ function writer(request: FastifyRequest, capability: string, what: string): Obse
  * Reads are scoped to the caller's own traces unless the caller is an admin (visibility.ts).
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(traceRoutes);
+
   app.post('/traces', { schema: { tags, summary: 'Ingest a trace (202)', body: TraceInput, response: { 202: TraceAccepted } } }, async (request, reply) => {
     const p = writer(request, 'ingest', 'traces');
     return reply.code(202).send(await p.ingestTrace(request.body));
