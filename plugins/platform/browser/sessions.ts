@@ -3,6 +3,7 @@ import { badRequest, forbidden, isSwitchboardError, notFound, type SwitchboardEr
 import type { Principal } from '../../../core/primitives/auth.ts';
 import type { BrowserProvider, BrowserSession } from '../../../core/primitives/browser.ts';
 import type { SwitchboardContext } from '../../context.ts';
+import { mayChange } from '../ownership.ts';
 
 export const browserFor = (sb: SwitchboardContext, request: FastifyRequest) => sb.providers.resolve<BrowserProvider>('browser', request.headers);
 
@@ -22,7 +23,8 @@ export async function ownedSession(provider: BrowserProvider, sessionId: string,
     const detail = `Browser session '${sessionId}' not found`;
     throw missing === 404 ? notFound('SB_ERR_BROWSER_SESSION_NOT_FOUND', detail) : badRequest('SB_ERR_BROWSER_SESSION_NOT_FOUND', detail);
   }
-  if (!principal.is_admin && session.owner_id !== principal.id) {
+  // Sessions are private: no sharing, so use is the change rule of plugins/platform/ownership.ts.
+  if (!mayChange(session, principal)) {
     throw forbidden('SB_ERR_BROWSER_NOT_OWNER', `Browser session '${sessionId}' belongs to another user`);
   }
   return session;

@@ -30,7 +30,7 @@ const files: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const p = providerFor(request.headers);
       const { session_id } = request.params;
-      await existingSession(p, session_id);
+      await existingSession(request, p, session_id);
       requireCapability(p, 'files', 'file upload');
       if (!request.isMultipart()) throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', "Send the file as multipart/form-data in a field named 'file'");
       const part = await request.file();
@@ -58,7 +58,7 @@ const files: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const p = providerFor(request.headers);
       const { session_id, filename } = request.params;
-      await existingSession(p, session_id);
+      await existingSession(request, p, session_id);
       requireCapability(p, 'files', 'file download');
       const data = await p.downloadFile(session_id, filename);
       if (!data) throw notFound('SB_ERR_CODE_FILE_NOT_FOUND', `File '${filename}' not found in session '${session_id}'`);

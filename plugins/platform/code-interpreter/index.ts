@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { badGateway, conflict, isSwitchboardError, notFound } from '../../../core/errors.ts';
 import { CodeSession, CreateCodeSessionRequest, ExecuteRequest, ExecuteResult, History, type CodeInterpreterProvider } from '../../../core/primitives/code-interpreter.ts';
 import { requireCapability } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 import files from './files.ts';
 import { existingSession, requireLanguage } from './sessions.ts';
 
@@ -33,22 +34,33 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (req.session_id && (await p.getSession(req.session_id))) {
         throw conflict('SB_ERR_CODE_SESSION_EXISTS', `Code interpreter session '${req.session_id}' already exists; omit session_id to get a generated one`);
       }
-      return reply.code(201).send(await p.createSession(req));
+      const session = await p.createSession(req);
+      const { ledger, who } = ownership(request);
+      await ledger.record('code_session', p.name, session.session_id, who, () => p.deleteSession(session.session_id));
+      return reply.code(201).send(session);
     },
   );
 
-  app.get('/sessions', { schema: { tags, summary: 'List code interpreter sessions', response: { 200: Type.Object({ sessions: Type.Array(CodeSession) }) } } }, async (request) => ({
-    sessions: await providerFor(request.headers).listSessions(),
-  }));
+  app.get(
+    '/sessions',
+    { schema: { tags, summary: "List code interpreter sessions (the caller's own; admins see all)", response: { 200: Type.Object({ sessions: Type.Array(CodeSession) }) } } },
+    async (request) => {
+      const p = providerFor(request.headers);
+      const { ledger, who } = ownership(request);
+      return { sessions: await ledger.visible('code_session', p.name, await p.listSessions(), (s) => s.session_id, who) };
+    },
+  );
 
   app.get('/sessions/:session_id', { schema: { tags, summary: 'One session', params: SessionParams, response: { 200: CodeSession } } }, async (request) =>
-    existingSession(providerFor(request.headers), request.params.session_id),
+    existingSession(request, providerFor(request.headers), request.params.session_id),
   );
 
   app.delete('/sessions/:session_id', { schema: { tags, summary: 'Stop a session', params: SessionParams, response: { 204: Type.Null() } } }, async (request, reply) => {
-    if (!(await providerFor(request.headers).deleteSession(request.params.session_id))) {
-      throw notFound('SB_ERR_CODE_SESSION_NOT_FOUND', `Code interpreter session '${request.params.session_id}' not found`);
-    }
+    const p = providerFor(request.headers);
+    const { session_id } = request.params;
+    await existingSession(request, p, session_id, true);
+    if (!(await p.deleteSession(session_id))) throw notFound('SB_ERR_CODE_SESSION_NOT_FOUND', `Code interpreter session '${session_id}' not found`);
+    await ownership(request).ledger.forget('code_session', p.name, session_id);
     return reply.code(204).send(null);
   });
 
@@ -57,7 +69,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'Execute code in the session', params: SessionParams, body: ExecuteRequest, response: { 200: ExecuteResult } } },
     async (request) => {
       const p = providerFor(request.headers);
-      const session = await existingSession(p, request.params.session_id);
+      const session = await existingSession(request, p, request.params.session_id);
       const language = request.body.language ?? session.language;
       requireLanguage(p, language);
       try {
@@ -83,7 +95,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const p = providerFor(request.headers);
-      const { session_id } = await existingSession(p, request.params.session_id);
+      const { session_id } = await existingSession(request, p, request.params.session_id);
       return { session_id, entries: await p.history(session_id, request.query.limit) };
     },
   );

@@ -1,10 +1,20 @@
+import type { FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../../../core/errors.ts';
 import type { CodeInterpreterProvider, CodeSession } from '../../../core/primitives/code-interpreter.ts';
 import { requireCapability } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 
-export async function existingSession(p: CodeInterpreterProvider, sessionId: string): Promise<CodeSession> {
+/**
+ * The session if it exists (404) and the caller may use it (403): sessions are
+ * private to their creator and admins (plugins/platform/ownership.ts). `change`
+ * is for stopping it, the same rule today but kept apart should sessions gain sharing.
+ */
+export async function existingSession(request: FastifyRequest, p: CodeInterpreterProvider, sessionId: string, change = false): Promise<CodeSession> {
   const s = await p.getSession(sessionId);
   if (!s) throw notFound('SB_ERR_CODE_SESSION_NOT_FOUND', `Code interpreter session '${sessionId}' not found`);
+  const { ledger, who } = ownership(request);
+  if (change) await ledger.assertChange('code_session', p.name, sessionId, who);
+  else await ledger.assertRead('code_session', p.name, sessionId, who);
   return s;
 }
 

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
@@ -9,8 +10,10 @@ import {
   EvaluatorList,
   EvaluatorPageQuery,
   UpdateEvaluatorRequest,
+  type EvaluationsProvider,
 } from '../../../core/primitives/evaluations.ts';
 import { requireCapability } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 import onlineConfigs from './online-configs.ts';
 import { checkEvaluatorType, evaluationsFor } from './provider.ts';
 import scores from './scores.ts';
@@ -18,6 +21,13 @@ import scores from './scores.ts';
 const tags = ['evaluations'];
 const EvaluatorParams = Type.Object({ evaluator_id: Type.String({ minLength: 1 }) });
 const missing = (id: string) => notFound('SB_ERR_EVALUATIONS_EVALUATOR_NOT_FOUND', `Evaluator '${id}' not found`);
+
+/** 404 when absent, 403 unless the caller created it or is an admin (plugins/platform/ownership.ts). */
+async function changeable(request: FastifyRequest, provider: EvaluationsProvider, id: string): Promise<void> {
+  if (!(await provider.getEvaluator(id))) throw missing(id);
+  const { ledger, who } = ownership(request);
+  await ledger.assertChange('evaluator', provider.name, id, who);
+}
 
 /** /api/v1/evaluations: evaluators, evaluate, scores and online configs (spec 4.5). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -28,7 +38,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'evaluators', 'evaluators');
       checkEvaluatorType(provider, request.body.evaluator_type);
-      return reply.code(201).send(await provider.createEvaluator(request.body));
+      const created = await provider.createEvaluator(request.body);
+      const { ledger, who } = ownership(request);
+      await ledger.record('evaluator', provider.name, created.evaluator_id, who, () => provider.deleteEvaluator(created.evaluator_id));
+      return reply.code(201).send(created);
     },
   );
 
@@ -61,6 +74,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'evaluators', 'evaluators');
       checkEvaluatorType(provider, request.body.evaluator_type);
+      await changeable(request, provider, request.params.evaluator_id);
       const ev = await provider.updateEvaluator(request.params.evaluator_id, request.body);
       if (!ev) throw missing(request.params.evaluator_id);
       return ev;
@@ -73,7 +87,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'evaluators', 'evaluators');
+      await changeable(request, provider, request.params.evaluator_id);
       if (!(await provider.deleteEvaluator(request.params.evaluator_id))) throw missing(request.params.evaluator_id);
+      await ownership(request).ledger.forget('evaluator', provider.name, request.params.evaluator_id);
       return reply.code(204).send(null);
     },
   );

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
 import { OnlineConfig, OnlineConfigList, OnlineConfigRequest } from '../../../core/primitives/evaluations.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 import { evaluationsFor } from './provider.ts';
 
 const tags = ['evaluations'];
@@ -18,7 +19,10 @@ const onlineConfigs: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'online_configs', WHAT);
-      return reply.code(201).send(await requireMethod(provider, 'createOnlineConfig', WHAT)(request.body));
+      const created = await requireMethod(provider, 'createOnlineConfig', WHAT)(request.body);
+      const { ledger, who } = ownership(request);
+      await ledger.record('online_config', provider.name, created.config_id, who, () => requireMethod(provider, 'deleteOnlineConfig', WHAT)(created.config_id));
+      return reply.code(201).send(created);
     },
   );
 
@@ -46,7 +50,12 @@ const onlineConfigs: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'online_configs', WHAT);
-      if (!(await requireMethod(provider, 'deleteOnlineConfig', WHAT)(request.params.config_id))) throw missing(request.params.config_id);
+      const { config_id } = request.params;
+      if (!(await requireMethod(provider, 'getOnlineConfig', WHAT)(config_id))) throw missing(config_id);
+      const { ledger, who } = ownership(request);
+      await ledger.assertChange('online_config', provider.name, config_id, who);
+      if (!(await requireMethod(provider, 'deleteOnlineConfig', WHAT)(config_id))) throw missing(config_id);
+      await ledger.forget('online_config', provider.name, config_id);
       return reply.code(204).send(null);
     },
   );

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { conflict, notFound } from '../../../core/errors.ts';
@@ -9,6 +10,7 @@ import {
   type IdentityProvider,
 } from '../../../core/primitives/identity.ts';
 import { requireCapability } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 
 const tags = ['identity'];
 const NameParams = Type.Object({ name: Type.String({ minLength: 1 }) });
@@ -24,10 +26,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     requireCapability(p, 'credential_providers', 'credential providers');
     return p;
   };
+  /** 404 when absent, 403 unless the caller created it or is an admin (plugins/platform/ownership.ts). */
+  const changeable = async (request: FastifyRequest, provider: IdentityProvider, name: string) => {
+    if (!(await provider.getCredentialProvider(name))) throw missing(name);
+    const { ledger, who } = ownership(request);
+    await ledger.assertChange('credential_provider', provider.name, name, who);
+  };
 
   app.post('/', { schema: { tags, summary: 'Create a credential provider', body: CreateCredentialProviderRequest, response: { 201: CredentialProvider } } }, async (request, reply) => {
-    const created = await identityFor(request.headers).createCredentialProvider(request.body);
+    const provider = identityFor(request.headers);
+    const created = await provider.createCredentialProvider(request.body);
     if (!created) throw conflict('SB_ERR_IDENTITY_PROVIDER_EXISTS', `Credential provider '${request.body.name}' already exists; update it with PUT instead`);
+    const { ledger, who } = ownership(request);
+    await ledger.record('credential_provider', provider.name, created.name, who, () => provider.deleteCredentialProvider(created.name));
     return reply.code(201).send(shown(created));
   });
 
@@ -45,14 +56,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     '/:name',
     { schema: { tags, summary: 'Replace the config of a credential provider', params: NameParams, body: UpdateCredentialProviderRequest, response: { 200: CredentialProvider } } },
     async (request) => {
-      const p = await identityFor(request.headers).updateCredentialProvider(request.params.name, request.body);
+      const provider = identityFor(request.headers);
+      await changeable(request, provider, request.params.name);
+      const p = await provider.updateCredentialProvider(request.params.name, request.body);
       if (!p) throw missing(request.params.name);
       return shown(p);
     },
   );
 
   app.delete('/:name', { schema: { tags, summary: 'Delete a credential provider', params: NameParams, response: { 204: Type.Null() } } }, async (request, reply) => {
-    if (!(await identityFor(request.headers).deleteCredentialProvider(request.params.name))) throw missing(request.params.name);
+    const provider = identityFor(request.headers);
+    await changeable(request, provider, request.params.name);
+    if (!(await provider.deleteCredentialProvider(request.params.name))) throw missing(request.params.name);
+    await ownership(request).ledger.forget('credential_provider', provider.name, request.params.name);
     return reply.code(204).send(null);
   });
 };

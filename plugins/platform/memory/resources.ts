@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
 import { CreateResourceRequest, CreateStrategyRequest, MemoryResource, Strategy, type MemoryProvider } from '../../../core/primitives/memory.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
 import { addStrategyBody, createResourceBody } from './reference-shapes.ts';
+import { ownership } from '../ownership.ts';
 
 const tags = ['memory'];
 const Id = Type.Object({ memory_id: Type.String({ minLength: 1 }) });
@@ -18,9 +19,19 @@ export function resourceRoutes(app: FastifyInstance): void {
   };
   const missing = (id: string) => notFound('SB_ERR_MEMORY_RESOURCE_NOT_FOUND', `No memory resource ${id}`);
 
+  /** 404 when absent, 403 unless the caller created it or is an admin (plugins/platform/ownership.ts). */
+  const changeable = async (request: FastifyRequest, p: MemoryProvider, id: string) => {
+    if (!(await requireMethod(p, 'getResource', 'memory resources')(id))) throw missing(id);
+    const { ledger, who } = ownership(request);
+    await ledger.assertChange('memory_resource', p.name, id, who);
+  };
+
   app.post('/resources', { schema: { tags, summary: 'Create a memory resource', body: CreateResourceRequest, response: { 201: MemoryResource } }, preValidation: createResourceBody }, async (request, reply) => {
     const p = mem(request);
-    return reply.status(201).send(await requireMethod(p, 'createResource', 'memory resources')(request.body as CreateResourceRequest));
+    const created = await requireMethod(p, 'createResource', 'memory resources')(request.body as CreateResourceRequest);
+    const { ledger, who } = ownership(request);
+    await ledger.record('memory_resource', p.name, created.memory_id, who, () => requireMethod(p, 'deleteResource', 'memory resources')(created.memory_id));
+    return reply.status(201).send(created);
   });
   app.get('/resources', { schema: { tags, summary: 'List memory resources', response: { 200: Type.Object({ resources: Type.Array(MemoryResource) }) } } }, async (request) => {
     const p = mem(request);
@@ -34,7 +45,10 @@ export function resourceRoutes(app: FastifyInstance): void {
   });
   app.delete('/resources/:memory_id', { schema: { tags, summary: 'Delete a memory resource', params: Id, response: { 204: Type.Null() } } }, async (request, reply) => {
     const { memory_id } = request.params as { memory_id: string };
-    if (!(await requireMethod(mem(request), 'deleteResource', 'memory resources')(memory_id))) throw missing(memory_id);
+    const p = mem(request);
+    await changeable(request, p, memory_id);
+    if (!(await requireMethod(p, 'deleteResource', 'memory resources')(memory_id))) throw missing(memory_id);
+    await ownership(request).ledger.forget('memory_resource', p.name, memory_id);
     return reply.status(204).send();
   });
   app.get('/resources/:memory_id/strategies', { schema: { tags, summary: 'List strategies', params: Id, response: { 200: Type.Object({ strategies: Type.Array(Strategy) }) } } }, async (request) => {
@@ -43,11 +57,15 @@ export function resourceRoutes(app: FastifyInstance): void {
   });
   app.post('/resources/:memory_id/strategies', { schema: { tags, summary: 'Add a strategy (also the reference\'s {"strategy": {...}} wrapper)', params: Id, body: CreateStrategyRequest, response: { 201: Strategy } }, preValidation: addStrategyBody }, async (request, reply) => {
     const { memory_id } = request.params as { memory_id: string };
-    return reply.status(201).send(await requireMethod(mem(request), 'addStrategy', 'memory strategies')(memory_id, request.body as CreateStrategyRequest));
+    const p = mem(request);
+    await changeable(request, p, memory_id);
+    return reply.status(201).send(await requireMethod(p, 'addStrategy', 'memory strategies')(memory_id, request.body as CreateStrategyRequest));
   });
   app.delete('/resources/:memory_id/strategies/:strategy_id', { schema: { tags, summary: 'Delete a strategy', params: IdStrategy, response: { 204: Type.Null() } } }, async (request, reply) => {
     const { memory_id, strategy_id } = request.params as { memory_id: string; strategy_id: string };
-    if (!(await requireMethod(mem(request), 'deleteStrategy', 'memory strategies')(memory_id, strategy_id))) {
+    const p = mem(request);
+    await changeable(request, p, memory_id);
+    if (!(await requireMethod(p, 'deleteStrategy', 'memory strategies')(memory_id, strategy_id))) {
       throw notFound('SB_ERR_MEMORY_STRATEGY_NOT_FOUND', `No strategy ${strategy_id} in memory resource ${memory_id}`);
     }
     return reply.status(204).send();

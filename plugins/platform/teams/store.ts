@@ -1,17 +1,17 @@
 import { conflict, forbidden, notFound } from '../../../core/errors.ts';
 import type { Principal } from '../../../core/primitives/auth.ts';
 import type { Collection, Store } from '../../../core/store.ts';
+import { mayChange, mayUse } from '../ownership.ts';
 import type { CreateTeamRequest, TeamSpec, UpdateTeamRequest } from './schemas.ts';
 
 /** Use (read, run): the owner, an admin, everyone with `*`, or a member of a listed group (ANCHOR-FACTS). */
 export function canUse(spec: Pick<TeamSpec, 'owner_id' | 'shared_with'>, who: Principal): boolean {
-  if (who.is_admin || spec.owner_id === who.id) return true;
-  return spec.shared_with.includes('*') || spec.shared_with.some((g) => who.groups.includes(g));
+  return mayUse(spec, who);
 }
 
 /** Change or delete: the owner or an admin; sharing grants use, not ownership. */
 export function canChange(spec: Pick<TeamSpec, 'owner_id'>, who: Principal): boolean {
-  return who.is_admin || spec.owner_id === who.id;
+  return mayChange(spec, who);
 }
 
 /** Team specs in the core store (collection `teams`), with owner and sharing rules applied per caller. */

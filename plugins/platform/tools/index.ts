@@ -4,6 +4,7 @@ import { badGateway, conflict, isSwitchboardError, notFound } from '../../../cor
 import type { FastifyRequest } from 'fastify';
 import { InvokeRequest, InvokeResult, Tool, ToolList, ToolSearchQuery, ToolSearchResult, type ToolCaller, type ToolsProvider } from '../../../core/primitives/tools.ts';
 import { requireCapability } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 import { checkInputSchema, checkParams } from './params.ts';
 import servers from './servers.ts';
 
@@ -37,7 +38,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const tool = request.body;
     checkInputSchema(tool.name, tool.input_schema);
     if (await p.get(tool.name, callerOf(request))) throw conflict('SB_ERR_TOOLS_EXISTS', `Tool '${tool.name}' is already registered; delete it first to replace it`);
-    return reply.code(201).send(await p.register(tool));
+    const registered = await p.register(tool);
+    const { ledger, who } = ownership(request);
+    await ledger.record('tool', p.name, registered.name, who, () => p.delete(registered.name));
+    return reply.code(201).send(registered);
   });
 
   app.get('/', { schema: { tags, summary: 'List tools', response: { 200: ToolList } } }, async (request) => {
@@ -67,7 +71,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/:name', { schema: { tags, summary: 'Delete a tool', params: NameParams, response: { 204: Type.Null() } } }, async (request, reply) => {
     const p = toolsFor(request.headers);
     requireCapability(p, 'register', 'deleting tools');
-    if (!(await p.delete(request.params.name))) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${request.params.name}' not found`);
+    const { name } = request.params;
+    await existing(p, name, callerOf(request));
+    const { ledger, who } = ownership(request);
+    await ledger.assertChange('tool', p.name, name, who);
+    if (!(await p.delete(name))) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${name}' not found`);
+    await ledger.forget('tool', p.name, name);
     return reply.code(204).send(null);
   });
 

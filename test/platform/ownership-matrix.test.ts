@@ -1,0 +1,294 @@
+import t from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { apiKeyUsers, keyHeader, type KeyUser } from '../fixtures/api-key-users.ts';
+import { makeApp } from '../helpers/app.ts';
+
+/**
+ * Spec 5.3 for every platform resource a user creates, on the noop /
+ * in-process providers with real api_key auth: each resource type x
+ * {owner, other user, group member, admin} x {read, update, delete}.
+ *
+ * Each cell acts on a fresh record made by the owner, so a delete in one cell
+ * cannot decide another. A refused update or delete must leave the record in
+ * place (checked through the admin). Where a type has `shared_with`, the
+ * owner shares with the group `research`, so "member" is a member through
+ * sharing; elsewhere the member is just another user (or, for group memory
+ * namespaces, a member of the owning group).
+ */
+
+type Actor = 'owner' | 'other' | 'member' | 'admin';
+type Op = 'read' | 'update' | 'delete';
+interface Req {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  payload?: unknown;
+}
+
+const USERS: Record<string, KeyUser> = {
+  alice: { groups: ['research'] },
+  bob: { groups: ['sales'] },
+  carol: { groups: ['research'] },
+  root: { admin: true },
+};
+const ACTOR_ID: Record<Actor, string> = { owner: 'alice', other: 'bob', member: 'carol', admin: 'root' };
+const ACTORS: Actor[] = ['owner', 'other', 'member', 'admin'];
+const OPS: Op[] = ['read', 'update', 'delete'];
+
+interface ResourceCase {
+  type: string;
+  /** Who creates the record (default: the owner; policy engines only admins may create). */
+  creator?: Actor;
+  /** Creates a fresh record as `who` and returns its id. */
+  create: (app: FastifyInstance, n: number, who: string) => Promise<string>;
+  /** The request per operation; an operation the type has no route for is left out. */
+  ops: Partial<Record<Op, (id: string) => Req>>;
+  /** Expected status per operation and actor. */
+  expect: Partial<Record<Op, Record<Actor, number>>>;
+  /** A read that answers 200 while the record exists (run as admin). */
+  probe: (id: string) => Req;
+}
+
+async function send(app: FastifyInstance, who: string, req: Req) {
+  return app.inject({ method: req.method, url: req.url, payload: req.payload as never, headers: keyHeader(who) });
+}
+
+async function created(app: FastifyInstance, who: string, req: Req, status = 201) {
+  const res = await send(app, who, req);
+  if (res.statusCode !== status) throw new Error(`setup ${req.method} ${req.url} as ${who}: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+// Expectation rows, named for the rule they encode.
+const OWNER_ADMIN = (ok: number): Record<Actor, number> => ({ owner: ok, other: 403, member: 403, admin: ok });
+const SHARED = (ok: number): Record<Actor, number> => ({ owner: ok, other: 403, member: ok, admin: ok });
+const EVERYONE = (ok: number): Record<Actor, number> => ({ owner: ok, other: ok, member: ok, admin: ok });
+const ADMIN_ONLY = (ok: number): Record<Actor, number> => ({ owner: ok, other: 403, member: 403, admin: ok });
+
+const TEAM = { description: 'd', planner: 'p', synthesizer: 's', workers: ['w'] };
+
+const CASES: ResourceCase[] = [
+  {
+    type: 'agent (shared_with research)',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/agents', payload: { name: `agent-${n}`, model: 'm', shared_with: ['research'] } })).name,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/agents/${id}` }),
+      update: (id) => ({ method: 'PUT', url: `/api/v1/agents/${id}`, payload: { description: 'changed' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/agents/${id}` }),
+    },
+    expect: { read: SHARED(200), update: OWNER_ADMIN(200), delete: OWNER_ADMIN(200) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/agents/${id}` }),
+  },
+  {
+    type: 'team (shared_with research)',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/teams', payload: { ...TEAM, name: `team-${n}`, shared_with: ['research'] } })).name,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/teams/${id}` }),
+      update: (id) => ({ method: 'PUT', url: `/api/v1/teams/${id}`, payload: { description: 'changed' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/teams/${id}` }),
+    },
+    expect: { read: SHARED(200), update: OWNER_ADMIN(200), delete: OWNER_ADMIN(200) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/teams/${id}` }),
+  },
+  {
+    type: "memory record in the owner's namespace user:alice",
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: `/api/v1/memory/user:${who}`, payload: { key: `k${n}`, content: 'v' } })).key,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/memory/user:alice/${id}` }),
+      update: (id) => ({ method: 'POST', url: '/api/v1/memory/user:alice', payload: { key: id, content: 'changed' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/memory/user:alice/${id}` }),
+    },
+    expect: { read: OWNER_ADMIN(200), update: OWNER_ADMIN(201), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/memory/user:alice/${id}` }),
+  },
+  {
+    type: 'memory record in the group namespace group:research',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/memory/group:research', payload: { key: `k${n}`, content: 'v' } })).key,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/memory/group:research/${id}` }),
+      update: (id) => ({ method: 'POST', url: '/api/v1/memory/group:research', payload: { key: id, content: 'changed' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/memory/group:research/${id}` }),
+    },
+    expect: { read: SHARED(200), update: SHARED(201), delete: SHARED(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/memory/group:research/${id}` }),
+  },
+  {
+    type: 'memory resource',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/memory/resources', payload: { name: `res-${n}` } })).memory_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/memory/resources/${id}` }),
+      update: (id) => ({ method: 'POST', url: `/api/v1/memory/resources/${id}/strategies`, payload: { name: 's', type: 'semantic', namespaces: ['n'], config: {} } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/memory/resources/${id}` }),
+    },
+    expect: { read: EVERYONE(200), update: OWNER_ADMIN(201), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/memory/resources/${id}` }),
+  },
+  {
+    type: 'browser session',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/browser/sessions', payload: { session_id: `b-${n}` } })).session_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/browser/sessions/${id}` }),
+      // noop has no navigation: the owner passes the ownership check and meets the 501.
+      update: (id) => ({ method: 'POST', url: `/api/v1/browser/sessions/${id}/navigate`, payload: { url: 'https://example.com/' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/browser/sessions/${id}` }),
+    },
+    expect: { read: OWNER_ADMIN(200), update: OWNER_ADMIN(501), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/browser/sessions/${id}` }),
+  },
+  {
+    type: 'code interpreter session',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/code-interpreter/sessions', payload: { session_id: `c-${n}` } })).session_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/code-interpreter/sessions/${id}` }),
+      // noop runs no language: the owner passes the ownership check and meets the 501.
+      update: (id) => ({ method: 'POST', url: `/api/v1/code-interpreter/sessions/${id}/execute`, payload: { code: 'print(1)' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/code-interpreter/sessions/${id}` }),
+    },
+    expect: { read: OWNER_ADMIN(200), update: OWNER_ADMIN(501), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/code-interpreter/sessions/${id}` }),
+  },
+  {
+    type: 'credential provider',
+    create: async (app, n, who) =>
+      (await created(app, who, { method: 'POST', url: '/api/v1/identity/credential-providers', payload: { name: `cp-${n}`, provider_type: 'api_key', config: { api_key: 'sk-secret-1234' } } })).name,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/identity/credential-providers/${id}` }),
+      update: (id) => ({ method: 'PUT', url: `/api/v1/identity/credential-providers/${id}`, payload: { config: { api_key: 'sk-other-5678' } } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/identity/credential-providers/${id}` }),
+    },
+    expect: { read: EVERYONE(200), update: OWNER_ADMIN(200), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/identity/credential-providers/${id}` }),
+  },
+  {
+    type: 'workload identity',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/identity/workload-identities', payload: { name: `wi-${n}` } })).name,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/identity/workload-identities/${id}` }),
+      update: (id) => ({ method: 'PUT', url: `/api/v1/identity/workload-identities/${id}`, payload: { allowed_return_urls: ['https://evil.example/'] } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/identity/workload-identities/${id}` }),
+    },
+    expect: { read: EVERYONE(200), update: OWNER_ADMIN(200), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/identity/workload-identities/${id}` }),
+  },
+  {
+    // Tools have no update route: a tool is replaced by deleting and registering it again.
+    type: 'tool',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/tools', payload: { name: `tool-${n}`, description: 'd' } })).name,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/tools/${id}` }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/tools/${id}` }),
+    },
+    expect: { read: EVERYONE(200), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/tools/${id}` }),
+  },
+  {
+    type: 'evaluator',
+    create: async (app, n, who) =>
+      (await created(app, who, { method: 'POST', url: '/api/v1/evaluations/evaluators', payload: { name: `ev-${n}`, evaluator_type: 'llm_judge' } })).evaluator_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/evaluations/evaluators/${id}` }),
+      update: (id) => ({ method: 'PUT', url: `/api/v1/evaluations/evaluators/${id}`, payload: { description: 'changed' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/evaluations/evaluators/${id}` }),
+    },
+    expect: { read: EVERYONE(200), update: OWNER_ADMIN(200), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/evaluations/evaluators/${id}` }),
+  },
+  {
+    // Traces are recorded under a user id and never changed or deleted through the API.
+    type: 'observability trace',
+    create: async (app, n, who) => {
+      await created(app, who, { method: 'POST', url: '/api/v1/observability/traces', payload: { trace_id: `tr-${n}`, name: 'run', user_id: who } }, 202);
+      return `tr-${n}`;
+    },
+    ops: { read: (id) => ({ method: 'GET', url: `/api/v1/observability/traces/${id}` }) },
+    expect: { read: OWNER_ADMIN(200) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/observability/traces/${id}` }),
+  },
+  {
+    // Only admins create engines (spec 4.6), so the "owner" is the admin who made it and other admins share the rights.
+    type: 'policy engine (admin-made)',
+    creator: 'admin',
+    create: async (app, n, who) => (await created(app, who, { method: 'POST', url: '/api/v1/policy/engines', payload: { name: `pe-${n}` } })).engine_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/policy/engines/${id}` }),
+      update: (id) => ({ method: 'POST', url: `/api/v1/policy/engines/${id}/policies`, payload: { policy_body: 'permit(principal, action, resource);' } }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/policy/engines/${id}` }),
+    },
+    expect: { read: EVERYONE(200), update: { ...ADMIN_ONLY(201), owner: 403 }, delete: { ...ADMIN_ONLY(204), owner: 403 } },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/policy/engines/${id}` }),
+  },
+];
+
+t.test('ownership matrix: every platform resource x {owner, other, member, admin} x {read, update, delete}', async (t) => {
+  const app = await makeApp(t, apiKeyUsers(USERS));
+  let n = 0;
+  for (const c of CASES) {
+    t.test(c.type, async (t) => {
+      for (const op of OPS) {
+        const make = c.ops[op];
+        const expected = c.expect[op];
+        if (!make || !expected) continue;
+        for (const actor of ACTORS) {
+          const creator = ACTOR_ID[c.creator ?? 'owner'];
+          const id = await c.create(app, ++n, creator);
+          const res = await send(app, ACTOR_ID[actor], make(id));
+          t.equal(res.statusCode, expected[actor], `${op} as ${actor} (${ACTOR_ID[actor]})${res.statusCode === expected[actor] ? '' : `: ${res.body.slice(0, 300)}`}`);
+          if (res.statusCode >= 400) {
+            const body = res.json();
+            t.type(body.detail, 'string', `${op} as ${actor}: error detail`);
+            t.match(body.code, /^SB_ERR_/, `${op} as ${actor}: coded error`);
+          }
+          if (expected[actor] === 403 && op !== 'read') {
+            t.equal((await send(app, 'root', c.probe(id))).statusCode, 200, `${op} refused to ${actor}: the record is still there`);
+          }
+          if (op === 'delete' && expected[actor] < 300) {
+            t.equal((await send(app, 'root', c.probe(id))).statusCode, 404, `${op} as ${actor}: the record is gone`);
+          }
+        }
+      }
+    });
+  }
+});
+
+/** Lists of private (or shared) records show each caller only what the matrix lets them read. */
+const LISTS: Array<{ type: string; create: (app: FastifyInstance, n: number, who: string) => Promise<string>; url: string; ids: (body: any) => string[]; sees: Record<Actor, boolean> }> = [
+  {
+    type: 'code interpreter sessions',
+    create: CASES.find((c) => c.type === 'code interpreter session')!.create,
+    url: '/api/v1/code-interpreter/sessions',
+    ids: (b) => b.sessions.map((s: { session_id: string }) => s.session_id),
+    sees: { owner: true, other: false, member: false, admin: true },
+  },
+  {
+    type: 'browser sessions',
+    create: CASES.find((c) => c.type === 'browser session')!.create,
+    url: '/api/v1/browser/sessions',
+    ids: (b) => b.sessions.map((s: { session_id: string }) => s.session_id),
+    sees: { owner: true, other: false, member: false, admin: true },
+  },
+  {
+    type: 'agents shared with research',
+    create: CASES.find((c) => c.type.startsWith('agent'))!.create,
+    url: '/api/v1/agents',
+    ids: (b) => b.agents.map((a: { name: string }) => a.name),
+    sees: { owner: true, other: false, member: true, admin: true },
+  },
+  {
+    type: 'traces',
+    create: CASES.find((c) => c.type === 'observability trace')!.create,
+    url: '/api/v1/observability/traces',
+    ids: (b) => b.traces.map((x: { trace_id: string }) => x.trace_id),
+    sees: { owner: true, other: false, member: false, admin: true },
+  },
+];
+
+t.test('lists show each caller only the records they may read', async (t) => {
+  const app = await makeApp(t, apiKeyUsers(USERS));
+  for (const [i, l] of LISTS.entries()) {
+    const id = await l.create(app, 1000 + i, 'alice');
+    for (const actor of ACTORS) {
+      const res = await send(app, ACTOR_ID[actor], { method: 'GET', url: l.url });
+      t.equal(res.statusCode, 200, `${l.type}: list as ${actor}`);
+      t.equal(l.ids(res.json()).includes(id), l.sees[actor], `${l.type}: ${actor} ${l.sees[actor] ? 'sees' : 'does not see'} alice's record`);
+    }
+  }
+});
