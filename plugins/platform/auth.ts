@@ -4,11 +4,13 @@ import { Type } from '@sinclair/typebox';
 import { unauthorized } from '../../core/errors.ts';
 import type { AuthBackend } from '../../core/primitives/auth.ts';
 import { Principal } from '../../core/primitives/auth.ts';
+import { checkScopes } from './scopes.ts';
 
 /**
  * Authenticates every /api/v1 request with the configured auth backend (kind
  * `auth`, default `noop`). Registered inside the /api/v1 scope, so ops routes
- * and the registry surface are untouched.
+ * and the registry surface are untouched. Platform scopes (`<area>:read|write`)
+ * carried by the credential are enforced here for every route (scopes.ts).
  */
 export default fp(
   async (app) => {
@@ -16,6 +18,12 @@ export default fp(
     const admit = (request: FastifyRequest, principal: Principal | undefined, done: (err?: Error) => void) => {
       if (!principal) return done(unauthorized('SB_ERR_AUTH_INVALID'));
       request.principal = principal;
+      // A credential's scopes bound it before any route runs; its user's rights never widen them (scopes.ts).
+      try {
+        checkScopes(principal, request.method, request.routeOptions.url);
+      } catch (err) {
+        return done(err as Error);
+      }
       done();
     };
     // Callback style, and no promise when the backend answers synchronously (AuthBackend.authenticate).
