@@ -39,6 +39,18 @@ export type WorkloadTokenRequest = Static<typeof WorkloadTokenRequest>;
 export const WorkloadTokenResult = Type.Object({ workload_name: Type.String(), workload_token: Type.String() });
 export type WorkloadTokenResult = Static<typeof WorkloadTokenResult>;
 
+/**
+ * Confirms that the user finished the authorization a USER_FEDERATION token
+ * request sent them to (3-legged OAuth), so the next token request for that
+ * session gets the token. `session_uri` names the pending authorization.
+ */
+export const CompleteAuthRequest = Type.Object({
+  session_uri: Type.String({ minLength: 1 }),
+  user_token: Type.Optional(Type.String({ minLength: 1 })),
+  user_id: Type.Optional(Type.String({ minLength: 1 })),
+});
+export type CompleteAuthRequest = Static<typeof CompleteAuthRequest>;
+
 export const CredentialProviderType = Type.Union([Type.Literal('oauth2'), Type.Literal('api_key')]);
 
 /**
@@ -98,6 +110,8 @@ export interface IdentityCapabilities {
 export interface IdentityProvider extends ProviderBase {
   readonly kind: 'identity';
   readonly capabilities: IdentityCapabilities;
+  /** Only providers that run a 3-legged user authorization implement it; the route answers 501 otherwise. */
+  completeAuth?(req: CompleteAuthRequest, caller?: { principal?: { id: string; is_admin: boolean } }): Promise<void>;
   getToken(req: TokenRequest): Promise<TokenResult>;
   getApiKey(req: ApiKeyRequest): Promise<ApiKeyResult>;
   getWorkloadToken(req: WorkloadTokenRequest): Promise<WorkloadTokenResult>;

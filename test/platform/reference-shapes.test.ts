@@ -123,3 +123,13 @@ t.test('observability: update a trace, generations and scores through the trace,
   t.equal(flush.statusCode, 202);
   t.same(flush.json(), { status: 'accepted' });
 });
+
+t.test('identity: POST /identity/auth/complete is a clear 501 until a provider runs 3-legged flows; bad bodies are 422', async (t) => {
+  const app = await makeApp(t);
+  const headers = { 'x-provider-identity': 'noop' };
+  const res = await app.inject({ method: 'POST', url: '/api/v1/identity/auth/complete', headers, payload: { session_uri: 'urn:session:1', user_token: null, user_id: 'u1' } });
+  t.equal(res.statusCode, 501, res.body);
+  t.match(res.json(), { code: 'SB_ERR_CAPABILITY_MISSING', detail: /noop.*3-legged/ });
+  const bad = await app.inject({ method: 'POST', url: '/api/v1/identity/auth/complete', headers, payload: { user_id: 'u1' } });
+  t.equal(bad.statusCode, 422, 'session_uri is required');
+});

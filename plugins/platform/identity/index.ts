@@ -12,6 +12,7 @@ import { badGateway, isSwitchboardError } from '../../../core/errors.ts';
 import { requireCapability } from '../capability.ts';
 import credentialProviders from './credential-providers.ts';
 import workloadIdentities from './workload-identities.ts';
+import authComplete from './auth-complete.ts';
 
 const tags = ['identity'];
 
@@ -53,6 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(credentialProviders, { prefix: '/credential-providers' });
   await app.register(workloadIdentities, { prefix: '/workload-identities' });
+  await app.register(authComplete);
 };
 
 export default routes;
