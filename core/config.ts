@@ -139,7 +139,7 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     raw = parseConfigText(text, path) ?? {};
     configDir = resolve(path, '..');
   }
-  const config = validateSection(ConfigSchema, expandEnv(raw, env), '');
+  const config = withEnvLlmInstances(validateSection(ConfigSchema, expandEnv(raw, env), ''), env);
   const redisUrl = config.store?.url || env.REDIS_URL || undefined;
   const backend = config.store?.backend ?? (redisUrl ? 'redis' : 'sqlite');
   const logLevel = env.LOG_LEVEL || config.log_level || 'info';
@@ -154,6 +154,25 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     surfaces: opts.surfaces ?? config.surfaces ?? ['registry', 'platform'],
     store: { backend, url: redisUrl, commandTimeoutMs: config.store?.command_timeout_ms },
   };
+}
+
+/**
+ * Users of other gateways expect `OPENAI_API_KEY` (or `OPENAI_BASE_URL`) and `ANTHROPIC_API_KEY` alone to switch
+ * the matching LLM on. When the config lists no llm instances, each such variable adds an instance named after
+ * its provider type beside `noop`, and the first of them (openai, then anthropic) becomes the default unless the
+ * config names one. The providers read their key and address from the environment themselves, so no secret is
+ * copied into the config. A config that lists llm instances is left as it is.
+ */
+export function withEnvLlmInstances(config: Config, env: NodeJS.ProcessEnv): Config {
+  const llm = config.providers?.llm;
+  if (llm?.instances) return config;
+  const fromEnv = [
+    ['openai', Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL)],
+    ['anthropic', Boolean(env.ANTHROPIC_API_KEY)],
+  ].flatMap(([type, on]) => (on ? [type as string] : []));
+  if (fromEnv.length === 0) return config;
+  const instances = Object.fromEntries([['noop', { type: 'noop' }], ...fromEnv.map((type) => [type, { type }])]);
+  return { ...config, providers: { ...config.providers, llm: { ...llm, instances, default: llm?.default ?? fromEnv[0] } } };
 }
 
 /** A data_dir from the config file is relative to that file, like provider_packages. */

@@ -85,9 +85,9 @@ export class TeamRuns {
         );
       } catch (err) {
         this.log.error({ err, team_run_id: rec.team_run_id }, 'team run failed outside its own handling');
-        rec.phase = 'failed';
+        Object.assign(rec, { phase: 'failed', status: 'failed', ended_at: new Date().toISOString() });
       }
-      await log.flush({ status: rec.phase === 'done' ? 'done' : (rec.phase as TeamRunRecord['status']), ended_at: new Date().toISOString() });
+      await log.flush();
       await this.store.clearCancel(rec.team_run_id).catch(() => false);
       this.local.delete(rec.team_run_id);
       log.subscribers.clear();

@@ -26,6 +26,17 @@ export class TeamRunLog {
   emit(body: TeamEventBody): TeamEvent {
     const ev = { ...body, seq: this.nextSeq++ } as TeamEvent;
     this.pending.push(ev);
+    // `done` reaches live clients once it and the final board are stored, so a client
+    // that reads the run when its stream ends sees the run ended.
+    if (ev.type === 'done') void this.flush().then(() => this.deliver(ev));
+    else {
+      this.deliver(ev);
+      this.schedule();
+    }
+    return ev;
+  }
+
+  private deliver(ev: TeamEvent): void {
     for (const s of this.subscribers) {
       try {
         s(ev);
@@ -33,8 +44,6 @@ export class TeamRunLog {
         this.subscribers.delete(s); // a broken client must not stop the run
       }
     }
-    this.schedule();
-    return ev;
   }
 
   /** The record changed (a task moved): write it with the next batch. */

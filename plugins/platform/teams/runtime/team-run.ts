@@ -157,6 +157,8 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
   rec.limit = budget.stop?.limit ?? null;
   phase(finalPhase);
   if (finalPhase !== 'done') rec.response = detail ?? null;
+  rec.status = finalPhase;
+  rec.ended_at = new Date().toISOString();
   if (mode.kind === 'retry') emit({ type: 'retry_done', task_id: mode.taskId, status: board.get(mode.taskId)!.status });
   emit({
     type: 'done',
