@@ -243,6 +243,10 @@ async function openRedisStore(url: string): Promise<Store> {
   const client = createClient({
     url,
     disableOfflineQueue: true,
+    // A frozen Redis keeps the connection open, so commands whose callers already got their 503
+    // (core/store-deadline.ts) wait in the client for a reply; the cap keeps that from growing
+    // without bound during a long freeze: past it a command fails at once (503).
+    commandsQueueMaxLength: 10_000,
     socket: { connectTimeout: 2000, reconnectStrategy: (n: number) => Math.min(n * 100, 2000) },
   });
   client.on('error', () => {
