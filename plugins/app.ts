@@ -8,6 +8,7 @@ import { openStore, type Store } from '../core/store.ts';
 import { StoreSeeds } from '../core/store-seeds.ts';
 import type { LateServices } from '../core/registry-link.ts';
 import type { SwitchboardContext } from './context.ts';
+import type { HostLookup } from '../core/address-guard.ts';
 import bodyParsers from './body-parsers.ts';
 import errors from './errors.ts';
 import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './framework-errors.ts';
@@ -32,6 +33,8 @@ export interface BuildOptions extends LoadOptions {
   discovery?: DiscoveryRoots;
   /** Runs after the core plugins and before the surfaces: tests add routes here. */
   beforeSurfaces?: (app: FastifyInstance) => Promise<void> | void;
+  /** Name resolution for the SSRF guard's connect-time checks (tests simulate DNS, e.g. rebinding); the system resolver by default. */
+  hostLookup?: HostLookup;
 }
 
 /** How often the store is checked for having come back empty (core/store-seeds.ts); /readyz also checks. */
@@ -81,7 +84,7 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   }
   const seeds = new StoreSeeds(store, app.log);
   await seeds.mark();
-  const ctx: SwitchboardContext = { settings, store, seeds, providers, packages, services, startedAt: Date.now() };
+  const ctx: SwitchboardContext = { settings, store, seeds, providers, packages, services, startedAt: Date.now(), hostLookup: opts.hostLookup };
   app.decorate('sb', ctx);
   app.addHook('onReady', async () => seeds.watch(SEED_CHECK_INTERVAL_MS));
   app.addHook('onClose', async () => {

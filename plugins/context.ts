@@ -5,6 +5,7 @@ import type { Store } from '../core/store.ts';
 import type { StoreSeeds } from '../core/store-seeds.ts';
 import type { LateServices } from '../core/registry-link.ts';
 import type { Principal } from '../core/primitives/auth.ts';
+import type { HostLookup } from '../core/address-guard.ts';
 
 /** What every plugin can reach through `app.sb`. */
 export interface SwitchboardContext {
@@ -17,6 +18,8 @@ export interface SwitchboardContext {
   /** Services surface plugins offer providers (the registry link), bound as the plugins register. */
   services: LateServices;
   startedAt: number;
+  /** How outbound guards resolve names (core/address-guard.ts); tests simulate DNS with it. The system resolver when unset. */
+  hostLookup?: HostLookup;
 }
 
 declare module 'fastify' {

@@ -42,7 +42,8 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
   const ratings = new Ratings(store);
   // One after another: the SQLite store shares one scan statement, so concurrent listings fail ('statement is busy').
   for (const load of [servers.load, agents.load, skills.load, () => ratings.index.load()]) await load();
-  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
+  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry), app.sb.hostLookup);
+  app.addHook('onClose', async () => guard.close());
   const catalog: Catalog = { config, fernet, servers, agents, skills, ratings, audit, scanner: passingScan, guard };
   servers.scanner = () => catalog.scanner;
   app.decorate('catalog', catalog);

@@ -55,7 +55,7 @@ export default async function skillRoutes(fastify: FastifyInstance): Promise<voi
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = fastify;
   const skills = catalog.skills.index;
-  const fetchOpts = { allowPrivate: catalog.config.allow_private_skill_urls, timeoutMs: catalog.config.skill_fetch_timeout_ms };
+  const fetchOpts = { allowPrivate: catalog.config.allow_private_skill_urls, timeoutMs: catalog.config.skill_fetch_timeout_ms, lookup: fastify.sb.hostLookup };
   const view = (s: SkillRecord) => ({ ...s, num_stars: catalog.ratings.average(`skill:${s.path}`) ?? 0 });
 
   const find = (user: UserContext, name: string): SkillRecord => {

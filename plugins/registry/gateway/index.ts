@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { canAccessServer } from '../auth/access.ts';
 import { healthConfig } from '../health/config.ts';
 import { mcpTarget } from '../health/targets.ts';
-import { BackendGuard, allowLinkLocalBackends } from '../health/guard.ts';
+import { pinnedConnector } from '../../../core/address-guard.ts';
 import type { ServerRecord } from '../catalog/records.ts';
 import { registerGateway, type GatewayBackend } from './proxy.ts';
 
@@ -14,7 +14,8 @@ import { registerGateway, type GatewayBackend } from './proxy.ts';
 async function gatewayPlugin(app: FastifyInstance): Promise<void> {
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
-  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
+  // The catalog's guard: the same policy and name resolver as registration and health probes.
+  const guard = app.catalog.guard;
   // The backend view of a server (target URL, headers with the credential
   // decrypted) is built once per stored record, not per proxied call. Records
   // are replaced, never mutated, on every update, credential change and
@@ -37,6 +38,8 @@ async function gatewayPlugin(app: FastifyInstance): Promise<void> {
     allowed: (request, server, method, tool) => canAccessServer(request.user, server, method, tool),
     timeoutMs: cfg.gateway_timeout_seconds * 1000,
     blockedAddress: (...urls) => guard.blocked(...urls),
+    // Judged again when each backend connection opens, on the address it then connects to (DNS rebinding).
+    connect: pinnedConnector(guard.policy),
   });
 }
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { badGateway, badRequest, forbidden, notFound, unauthorized } from '../../../core/errors.ts';
-import { backendRequest, type BackendResponse } from './backend-http.ts';
+import type { buildConnector } from 'undici';
+import { SwitchboardError, badGateway, badRequest, forbidden, notFound, unauthorized } from '../../../core/errors.ts';
+import { BackendPools, backendRequest, type BackendResponse } from './backend-http.ts';
 import { filterToolsJson, filterToolsSse, rpcCalls } from './jsonrpc.ts';
 
 /** What the gateway needs to know of a registered server, credential already decrypted (in memory only). */
@@ -28,6 +29,8 @@ export interface GatewayOptions {
   timeoutMs: number;
   /** The refused address class a backend URL reaches (link-local, metadata), or undefined when allowed. */
   blockedAddress?(...urls: Array<string | undefined>): Promise<string | undefined>;
+  /** How backend connections are opened: the address guard's pinned connector (judged at connect time). */
+  connect?: buildConnector.connector;
 }
 
 /** One SSE session opened through the gateway. */
@@ -54,9 +57,40 @@ const Params = Type.Object({ server: Type.String() });
  * token being rejected (and send OAuth-capable clients into a login flow).
  */
 function refuseBackendAuth(res: BackendResponse, server: string): void {
+  refuseRedirect(res, server);
   if (res.status !== 401) return;
   res.body.resume();
   throw badGateway('SB_ERR_GATEWAY_BACKEND_AUTH', `The backend of /${server} refused the stored credential (401); an administrator must update it (PATCH /api/servers/${server}/auth-credential)`);
+}
+
+/**
+ * A backend's redirect is neither followed (its target was never judged by the
+ * address guard) nor passed on (the client would follow it, with the gateway
+ * token, to wherever the backend points). 304 is no redirect, but nothing the
+ * gateway forwards can earn one.
+ */
+function refuseRedirect(res: BackendResponse, server: string): void {
+  if (res.status < 300 || res.status >= 400 || res.status === 304) return;
+  res.body.resume();
+  throw badGateway('SB_ERR_GATEWAY_BACKEND_REDIRECT', `The backend of /${server} redirected (${res.status}) instead of answering; the gateway does not follow backend redirects, so an administrator must register the backend's final URL`);
+}
+
+/** Text safe inside a quoted-string of a WWW-Authenticate parameter. */
+function quotedParam(text: string): string {
+  return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '');
+}
+
+/**
+ * No identity: a token that was sent but refused (expired, bad signature,
+ * unknown issuer) is an invalid_token (RFC 6750 3.1) with the reason, so the
+ * client knows to get a new token rather than to add one.
+ */
+function unauthenticated(request: FastifyRequest): SwitchboardError {
+  const why = request.authFailure;
+  if (!why) return unauthorized('SB_ERR_GATEWAY_UNAUTHENTICATED', 'A gateway token is required (X-Authorization: Bearer <token>)');
+  return new SwitchboardError(401, 'SB_ERR_GATEWAY_INVALID_TOKEN', `The gateway token was refused: ${why}`, {
+    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${quotedParam(why)}"` },
+  });
 }
 const AnyBody = Type.Unknown();
 
@@ -89,9 +123,11 @@ export interface GatewayHandle {
 export async function registerGateway(app: FastifyInstance, opts: GatewayOptions): Promise<GatewayHandle> {
   // SSE sessions by session id; an entry lives as long as its stream.
   const sseSessions = new Map<string, SseSession>();
+  const pools = new BackendPools(opts.connect);
+  app.addHook('onClose', async () => pools.close());
 
   const backendFor = async (request: FastifyRequest, server: string): Promise<GatewayBackend> => {
-    if (!request.user) throw unauthorized('SB_ERR_GATEWAY_UNAUTHENTICATED', 'A gateway token is required (X-Authorization: Bearer <token>)');
+    if (!request.user) throw unauthenticated(request);
     const b = await opts.resolve(`/${server}`);
     if (!b) throw notFound('SB_ERR_GATEWAY_UNKNOWN_SERVER', `No MCP server is registered at /${server}`);
     if (b.blocked) throw forbidden('SB_ERR_GATEWAY_SECURITY_PENDING', `/${server} is held for security review (security-pending) and cannot be used`);
@@ -133,7 +169,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const { server } = request.params as { server: string };
     const b = streamable(await backendFor(request, server), server);
     const calls = checkCalls(request, server, request.body);
-    const res = await backendRequest(b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(pools, b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
     refuseBackendAuth(res, server);
     reply.status(res.status);
     copyHeaders(res, reply);
@@ -159,7 +195,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
   app.get('/:server/mcp', { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = streamable(await backendFor(request, server), server);
-    const res = await backendRequest(b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(pools, b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
     refuseBackendAuth(res, server);
     reply.status(res.status);
     copyHeaders(res, reply);
@@ -169,7 +205,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
   app.delete('/:server/mcp', { schema: { ...noBody, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
     const { server } = request.params as { server: string };
     const b = streamable(await backendFor(request, server), server);
-    const res = await backendRequest(b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(pools, b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
     refuseBackendAuth(res, server);
     return reply.status(res.status).send(await res.text());
   });
@@ -178,7 +214,8 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const { server } = request.params as { server: string };
     const b = await backendFor(request, server);
     if (b.transport !== 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
-    const res = await backendRequest(b.url, { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(pools, b.url, { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } }, opts.timeoutMs, `/${server}`);
+    refuseRedirect(res, server);
     if (!res.ok) {
       res.body.resume();
       throw badGateway('SB_ERR_GATEWAY_BACKEND_STATUS', `The backend of /${server} answered ${res.status} to the SSE connect`);
@@ -238,7 +275,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const refused = await opts.blockedAddress?.(session.target);
     if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`);
     for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
-    const res = await backendRequest(session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
+    const res = await backendRequest(pools, session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
     refuseBackendAuth(res, server);
     return reply.status(res.status).send(await res.text());
   });

@@ -7,7 +7,6 @@ import { serverVisibility } from '../catalog/access.ts';
 import type { ServerRecord } from '../catalog/records.ts';
 import { HealthChecker, type CheckableServer } from './checker.ts';
 import { healthConfig } from './config.ts';
-import { BackendGuard, allowLinkLocalBackends } from './guard.ts';
 import { HealthHub, type HealthEntry } from './hub.ts';
 import { mcpTarget } from './targets.ts';
 
@@ -31,6 +30,8 @@ const entryOf = (s: ServerRecord): HealthEntry => ({ status: s.is_enabled ? s.he
 async function healthPlugin(app: FastifyInstance): Promise<void> {
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
+  // The catalog's guard: one policy and one name resolver for registration, probes and the gateway.
+  const guard = app.catalog.guard;
 
   const checkable = (s: ServerRecord): CheckableServer => ({
     path: s.path,
@@ -39,13 +40,13 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     storedStatus: s.health_status,
     manualTools: (s.tool_list_json?.length ?? 0) > 0,
     // Read again at probe time: the credential is decrypted then, for that probe only.
-    target: () => mcpTarget(s, servers.backendHeaders(s.path)),
+    // Connections go through the backend guard's dispatcher, which judges the address again at connect time.
+    target: () => ({ ...mcpTarget(s, servers.backendHeaders(s.path)), dispatcher: guard.dispatcher }),
     origin: s.proxy_pass_url,
     entry: entryOf(s),
   });
   const snapshot = async (): Promise<Record<string, HealthEntry>> => Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
 
-  const guard = new BackendGuard(allowLinkLocalBackends(app.sb.settings.config.registry));
   const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
   const checker = new HealthChecker(
     {

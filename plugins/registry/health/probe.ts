@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import { fetch as undiciFetch, request, type Dispatcher } from 'undici';
+import { addressRefusal } from '../../../core/address-guard.ts';
 import type { JsonSchemaValidatorResult, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 
 // The MCP SDK client (with zod) costs ~25 MB and ~150 ms to load: imported on the first probe, not at startup.
@@ -25,6 +26,11 @@ export interface ProbeTarget {
   /** Custom headers plus the decrypted backend credential header; held in memory only. */
   headers: Record<string, string>;
   timeoutMs: number;
+  /**
+   * Where connections are made: the backend guard's pinned dispatcher, which
+   * judges each connection's address at connect time (redirects included).
+   */
+  dispatcher?: Dispatcher;
 }
 
 export interface DiscoveredTool {
@@ -51,6 +57,9 @@ function statusOf(err: unknown): number | undefined {
 /** Map any failure of initialize/tools/list to one of the health strings of the registry spec. */
 export function classify(err: unknown): ProbeResult {
   if (err instanceof ProbeTimeout) return { status: 'unhealthy: timeout', reason: 'no answer within the timeout' };
+  // Refused at connect time: the name now resolves somewhere the guard refuses (re-pointed, or rebinding).
+  const refused = addressRefusal(err);
+  if (refused) return { status: `unhealthy: blocked address (${refused.addressClass})`, reason: refused.message };
   const code = statusOf(err);
   if (code === 401 || code === 403) return { status: 'auth-expired', reason: `backend answered ${code}` };
   if (code !== undefined) return { status: `unhealthy: status ${code}`, reason: (err as Error).message.slice(0, 200) };
@@ -73,7 +82,7 @@ export function classify(err: unknown): ProbeResult {
  * after `initialized` is answered 405 here, as by a server without one: a
  * probe needs no server-initiated messages, so no stream is held open.
  */
-const probeFetch: typeof fetch = async (input, init) => {
+const probeFetch = (dispatcher: Dispatcher | undefined): typeof fetch => async (input, init) => {
   const method = (init?.method ?? 'GET').toUpperCase();
   if (method === 'GET') return new Response(null, { status: 405 });
   const headers: Record<string, string> = {};
@@ -83,6 +92,7 @@ const probeFetch: typeof fetch = async (input, init) => {
     headers,
     body: typeof init?.body === 'string' ? init.body : undefined,
     signal: init?.signal ?? undefined,
+    dispatcher,
   });
   const out = new Headers();
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
@@ -90,6 +100,12 @@ const probeFetch: typeof fetch = async (input, init) => {
   const empty = body.length === 0 || res.statusCode === 204 || res.statusCode === 304;
   return new Response(empty ? null : body, { status: res.statusCode, headers: out });
 };
+
+/** WHATWG fetch through the given dispatcher (the SSE transport's stream and posts). */
+function fetchVia(dispatcher: Dispatcher | undefined): typeof fetch {
+  if (!dispatcher) return fetch;
+  return (input, init) => undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
+}
 
 /**
  * A probe never calls a tool, so the client's validation of tool results is
@@ -111,11 +127,12 @@ export async function probe(target: ProbeTarget): Promise<ProbeResult> {
   const abort = new AbortController();
   const requestInit: RequestInit = { headers: target.headers, signal: abort.signal };
   const url = new URL(target.url);
+  const sseFetch = fetchVia(target.dispatcher);
   const transport =
     target.transport === 'sse'
       ? // The SDK adds requestInit's headers to the event stream request itself; only the abort signal has to be passed on.
-        new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, signal: abort.signal }) } })
-      : new StreamableHTTPClientTransport(url, { requestInit, fetch: probeFetch });
+        new SSEClientTransport(url, { requestInit, fetch: sseFetch, eventSourceInit: { fetch: (u, init) => sseFetch(u, { ...init, signal: abort.signal }) } })
+      : new StreamableHTTPClientTransport(url, { requestInit, fetch: probeFetch(target.dispatcher) });
   const client = new Client({ name: 'switchboard-health', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: unusedResultValidation });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
