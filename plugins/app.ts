@@ -74,7 +74,9 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   let packages, providers;
   // Filled by the surface plugins below; providers read it when called (core/registry-link.ts).
   const services: LateServices = {};
+  const seeds = new StoreSeeds(store, app.log);
   try {
+    await seeds.mark();
     packages = await discoverPackages(settings.config.provider_packages, settings.configDir, opts.discovery);
     providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir, services, surfaces: settings.surfaces });
   } catch (err) {
@@ -82,8 +84,6 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
     if (!opts.store) await store.close();
     throw err;
   }
-  const seeds = new StoreSeeds(store, app.log);
-  await seeds.mark();
   const ctx: SwitchboardContext = { settings, store, seeds, providers, packages, services, startedAt: Date.now(), hostLookup: opts.hostLookup };
   app.decorate('sb', ctx);
   app.addHook('onReady', async () => seeds.watch(SEED_CHECK_INTERVAL_MS));
