@@ -2,6 +2,7 @@ import type { UserContext } from '../auth/context.ts';
 import type { FastifyRequest } from 'fastify';
 import { csrfTokenFor } from '../auth/session.ts';
 import type { ServerRecord } from './records.ts';
+import { navHtml } from '../../pages/nav.ts';
 
 /** The CSRF token of the caller's session, when the caller came with the session cookie. */
 export function sessionCsrf(request: FastifyRequest): string | undefined {
@@ -15,7 +16,7 @@ export function esc(v: unknown): string {
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${body}</body></html>`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${navHtml()}${body}</body></html>`;
 }
 
 export function dashboardHtml(user: UserContext, servers: readonly ServerRecord[], query: string): string {

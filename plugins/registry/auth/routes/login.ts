@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { SwitchboardError, badRequest, notFound, unauthorized } from '../../../../core/errors.ts';
+import { navHtml } from '../../../pages/nav.ts';
 import { ADMIN_GROUP } from '../identify.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, cookieHeader, csrfTokenFor, readCookie, signSession } from '../session.ts';
 
@@ -19,7 +20,7 @@ function loginPage(error?: string, provider?: { kind: string; displayName: strin
   const sso = provider ? `<a href="/api/auth/auth/${encodeURIComponent(provider.kind)}">Sign in with ${escapeHtml(provider.displayName)}</a>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in - MCP Registry</title></head>
-<body><main><h1>Sign in</h1>${err}
+<body>${navHtml()}<main><h1>Sign in</h1>${err}
 <form method="post" action="/api/auth/login">
 <label>Username <input name="username" autocomplete="username" required></label>
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>

@@ -5,6 +5,7 @@ import { canAccessServer, hasPermission, requireAdmin, requireUser } from '../ac
 import type { UserContext } from '../context.ts';
 import type { RegistryAuth } from '../index.ts';
 import { MintLimiter } from '../mint-limit.ts';
+import { navHtml } from '../../../pages/nav.ts';
 import { normalizeResourceId } from '../resource-binding.ts';
 import { mintSelfToken, type ResourceType } from '../self-tokens.ts';
 
@@ -56,7 +57,7 @@ function canReach(user: UserContext, type: ResourceType, id: string, visible?: R
 
 const TOKEN_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Access tokens - MCP Registry</title></head>
-<body><main><h1>Generate an access token</h1>
+<body>${navHtml()}<main><h1>Generate an access token</h1>
 <form id="f">
 <label>Scopes (space-separated, empty for all of yours) <input name="scopes"></label>
 <label>Expires in hours (1-24) <input name="hours" type="number" min="1" max="24" value="8"></label>
