@@ -35,7 +35,9 @@ export const forbidden = (code: string, detail: string) => new SwitchboardError(
 export const notFound = (code: string, detail: string) => new SwitchboardError(404, code, detail);
 export const conflict = (code: string, detail: string) => new SwitchboardError(409, code, detail);
 export const unprocessable = (code: string, detail: ErrorDetail) => new SwitchboardError(422, code, detail);
-export const tooManyRequests = (code: string, detail: string) => new SwitchboardError(429, code, detail);
+/** `retryAfterSeconds` becomes the Retry-After header: when the caller may try again. */
+export const tooManyRequests = (code: string, detail: string, retryAfterSeconds?: number) =>
+  new SwitchboardError(429, code, detail, retryAfterSeconds === undefined ? undefined : { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 export const notImplemented = (code: string, detail: string) => new SwitchboardError(501, code, detail);
 export const badGateway = (code: string, detail: string, cause?: unknown) => new SwitchboardError(502, code, detail, { cause });
 export const unavailable = (code: string, detail: string, cause?: unknown) => new SwitchboardError(503, code, detail, { cause });

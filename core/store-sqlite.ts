@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -24,9 +24,17 @@ export class SqliteFile {
   };
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      mkdirSync(dirname(file), { recursive: true });
+      // The store holds credentials (encrypted) and tokens' state: owner-only, as the key files are.
+      // SQLite gives its -wal and -shm files the database file's mode; a file made by an older
+      // version (0644) is tightened too.
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
+    for (const side of ['-wal', '-shm']) if (file !== ':memory:' && existsSync(file + side)) chmodSync(file + side, 0o600);
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec('CREATE TABLE IF NOT EXISTS keyv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');

@@ -18,8 +18,11 @@ export class MintLimiter {
   async take(username: string, now = Date.now()): Promise<void> {
     const recent = ((await this.col.get(username)) ?? []).filter((t) => t > now - HOUR_MS);
     if (recent.length >= this.perHour) {
-      const retry = Math.ceil((recent[0] + HOUR_MS - now) / 1000);
-      throw tooManyRequests('SB_ERR_TOKEN_RATE_LIMIT', `Token minting limit reached: ${this.perHour} tokens per user per hour; try again in ${retry} s`);
+      // A slot frees when enough of the recent mints leave the hour for the count to drop below the
+      // limit (more than one when the limit was lowered since).
+      const freeing = recent[recent.length - this.perHour];
+      const retry = freeing === undefined ? HOUR_MS / 1000 : Math.max(1, Math.ceil((freeing + HOUR_MS - now) / 1000));
+      throw tooManyRequests('SB_ERR_TOKEN_RATE_LIMIT', `Token minting limit reached: ${this.perHour} tokens per user per hour; try again in ${retry} s`, retry);
     }
     recent.push(now);
     await this.col.set(username, recent, HOUR_MS);

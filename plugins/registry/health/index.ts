@@ -117,7 +117,11 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     return { servers: Object.fromEntries(servers.list().filter(visible).map((s) => [s.path, entryOf(s)])) };
   });
 
-  app.get('/api/health/ws/stats', { schema: { tags: ['registry-health'], summary: 'WebSocket statistics', response: { 200: Type.Object({ active_connections: Type.Integer(), total_messages_sent: Type.Integer(), uptime_seconds: Type.Integer() }) } } }, async () => hub.stats());
+  app.get('/api/health/ws/stats', { schema: { tags: ['registry-health'], summary: 'WebSocket statistics', response: { 200: Type.Object({ active_connections: Type.Integer(), total_messages_sent: Type.Integer(), uptime_seconds: Type.Integer() }) } } }, async (request) => {
+    // Like every other registry API: a caller without credentials learns nothing about the service.
+    requireUser(request);
+    return hub.stats();
+  });
 
   // The WebSocket plugin in a scope of its own: it adds an onRequest and an onResponse hook to every
   // route of the scope it is registered in, and an onResponse hook makes Fastify put two listeners on
