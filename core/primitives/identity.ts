@@ -7,11 +7,16 @@ const Name = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.
 /** OAuth2 token for a credential provider, obtained with a workload token (user federation or machine-to-machine). */
 export const TokenRequest = Type.Object({
   credential_provider: Name,
-  workload_token: Type.String({ minLength: 1 }),
+  /** Required for M2M and USER_FEDERATION; TOKEN_EXCHANGE trades the caller's own token instead. */
+  workload_token: Type.Optional(Type.String({ minLength: 1 })),
   scopes: Type.Array(Type.String(), { default: [] }),
-  auth_flow: Type.Union([Type.Literal('M2M'), Type.Literal('USER_FEDERATION')], { default: 'M2M' }),
+  auth_flow: Type.Union([Type.Literal('M2M'), Type.Literal('USER_FEDERATION'), Type.Literal('TOKEN_EXCHANGE')], { default: 'M2M' }),
   callback_url: Type.Optional(Type.String({ format: 'uri' })),
   force_authentication: Type.Boolean({ default: false }),
+  /** TOKEN_EXCHANGE (RFC 8693): the token to exchange; the caller's bearer token when omitted. */
+  subject_token: Type.Optional(Type.String({ minLength: 1 })),
+  /** TOKEN_EXCHANGE: the audience (resource indicator) the new token is for. */
+  audience: Type.Optional(Type.String({ minLength: 1 })),
 });
 export type TokenRequest = Static<typeof TokenRequest>;
 
@@ -106,15 +111,28 @@ export interface IdentityCapabilities {
   [k: string]: boolean | string | readonly string[];
 }
 
+/** Who asks: the platform principal, and the bearer token they authenticated with (for token exchange). */
+export interface IdentityCaller {
+  principal?: { id: string; is_admin: boolean };
+  bearer?: string;
+}
+
+/** A JSON Web Key Set of public keys (what /.well-known/jwks.json publishes). */
+export interface PublicJwks {
+  keys: Array<Record<string, unknown>>;
+}
+
 /** The identity primitive. Create methods return undefined when the name is taken. */
 export interface IdentityProvider extends ProviderBase {
   readonly kind: 'identity';
   readonly capabilities: IdentityCapabilities;
   /** Only providers that run a 3-legged user authorization implement it; the route answers 501 otherwise. */
   completeAuth?(req: CompleteAuthRequest, caller?: { principal?: { id: string; is_admin: boolean } }): Promise<void>;
-  getToken(req: TokenRequest): Promise<TokenResult>;
-  getApiKey(req: ApiKeyRequest): Promise<ApiKeyResult>;
-  getWorkloadToken(req: WorkloadTokenRequest): Promise<WorkloadTokenResult>;
+  getToken(req: TokenRequest, caller?: IdentityCaller): Promise<TokenResult>;
+  getApiKey(req: ApiKeyRequest, caller?: IdentityCaller): Promise<ApiKeyResult>;
+  getWorkloadToken(req: WorkloadTokenRequest, caller?: IdentityCaller): Promise<WorkloadTokenResult>;
+  /** Public keys that verify the workload tokens this provider signs (absent when it signs none). */
+  publicJwks?(): Promise<PublicJwks>;
 
   createCredentialProvider(req: CreateCredentialProviderRequest): Promise<CredentialProvider | undefined>;
   listCredentialProviders(): Promise<CredentialProvider[]>;

@@ -10,6 +10,7 @@ import tools from './tools/index.ts';
 import policy from './policy/index.ts';
 import evaluations from './evaluations/index.ts';
 import identity from './identity/index.ts';
+import workloadJwks from './identity/jwks.ts';
 import codeInterpreter from './code-interpreter/index.ts';
 import observability from './observability/index.ts';
 import credentials from './credentials/index.ts';
@@ -17,6 +18,7 @@ import credentials from './credentials/index.ts';
 /** The platform gateway surface: everything under /api/v1 plus /auth/config. */
 const platform: FastifyPluginAsync = async (app) => {
   await app.register(authConfigRoute);
+  await app.register(workloadJwks);
   await app.register(
     async (v1) => {
       await v1.register(auth);

@@ -7,12 +7,19 @@ export const IDENTITY_CASES = {
   workloadIdentities: 'workload identities: create, get, list, update, delete',
   apiKey: 'a workload token unlocks the API key of an api_key credential provider',
   oauthToken: 'a workload token gets an OAuth2 token (M2M) from an oauth2 credential provider',
+  tokenExchange: 'TOKEN_EXCHANGE trades a subject token for a token with the requested audience',
+  workloadJwks: 'workload tokens verify with the published JWKS and carry sub, aud and a short expiry',
+  unknownProvider: 'token and API key requests naming an unknown credential provider reject with 404',
   unsupported: 'capabilities declared false reject with 501',
 } as const;
 
 export interface IdentitySuiteOptions extends SuiteOptions<IdentityProvider> {
   /** Config of an oauth2 credential provider whose token endpoint the provider can reach (M2M). */
   oauth2Config?: Record<string, unknown>;
+  /** For the token exchange case: a subject token the provider's issuer accepts, and how to check the result. */
+  exchange?: { subjectToken: string; audience: string; check: (t: Runner, accessToken: string) => Promise<void> };
+  /** For the workload JWKS case: verify a workload token with the provider's published keys, returning its claims. */
+  verifyWorkload?: (token: string, jwks: { keys: Array<Record<string, unknown>> }) => Promise<Record<string, unknown>>;
 }
 
 /** The identity suite: every identity provider runs it with its own runner and named skips. */
@@ -70,6 +77,42 @@ export async function identitySuite(t: Runner, opts: IdentitySuiteOptions): Prom
     const wt = await p.getWorkloadToken({ workload_name: 'conf-agent' });
     const tok = await p.getToken({ credential_provider: 'conf-oauth', workload_token: wt.workload_token, scopes: [], auth_flow: 'M2M', force_authentication: false });
     t.ok(tok.access_token, 'an access token is returned');
+  });
+
+  await run(IDENTITY_CASES.tokenExchange, async (t, p) => {
+    if (!opts.exchange || !opts.oauth2Config) return void t.ok(false, 'the exchange case needs `exchange` and `oauth2Config`: pass them or skip the case by name');
+    await p.createCredentialProvider({ name: 'conf-oauth', provider_type: 'oauth2', config: opts.oauth2Config });
+    const tok = await p.getToken(
+      { credential_provider: 'conf-oauth', auth_flow: 'TOKEN_EXCHANGE', audience: opts.exchange.audience, scopes: [], force_authentication: false },
+      { bearer: opts.exchange.subjectToken },
+    );
+    t.ok(tok.access_token, 'an access token is returned');
+    await opts.exchange.check(t, tok.access_token!);
+    await t.rejects(
+      p.getToken({ credential_provider: 'conf-oauth', auth_flow: 'TOKEN_EXCHANGE', subject_token: 'not a token!', audience: opts.exchange.audience, scopes: [], force_authentication: false }),
+      { statusCode: 400 },
+      'a malformed subject token is the caller\'s error',
+    );
+  });
+
+  await run(IDENTITY_CASES.workloadJwks, async (t, p) => {
+    if (!opts.verifyWorkload || !p.publicJwks) return void t.ok(false, 'the JWKS case needs `verifyWorkload` and a provider with publicJwks(): pass it or skip the case by name');
+    await p.createWorkloadIdentity({ name: 'conf-agent' });
+    const wt = await p.getWorkloadToken({ workload_name: 'conf-agent', user_id: 'alice' });
+    const claims = await opts.verifyWorkload(wt.workload_token, await p.publicJwks());
+    t.equal(claims.sub, 'conf-agent', 'sub is the workload');
+    t.ok(claims.aud, 'an audience is set');
+    t.equal(claims.user_id, 'alice', 'the vouched-for user is carried');
+    const life = Number(claims.exp) - Number(claims.iat);
+    t.ok(life > 0 && life <= 3600, `expiry is short (${life}s)`);
+    await t.rejects(p.getWorkloadToken({ workload_name: 'nope' }), { statusCode: 404 }, 'an unknown workload gets no token');
+  });
+
+  await run(IDENTITY_CASES.unknownProvider, async (t, p) => {
+    await p.createWorkloadIdentity({ name: 'conf-agent' });
+    const wt = await p.getWorkloadToken({ workload_name: 'conf-agent' });
+    await t.rejects(p.getToken({ credential_provider: 'nope', workload_token: wt.workload_token, scopes: [], auth_flow: 'M2M', force_authentication: false }), { statusCode: 404 });
+    await t.rejects(p.getApiKey({ credential_provider: 'nope', workload_token: wt.workload_token }), { statusCode: 404 });
   });
 
   await run(IDENTITY_CASES.unsupported, async (t, p) => {

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
 // @ts-expect-error oidc-provider ships no type declarations
-import Provider from 'oidc-provider';
+import Provider, { errors as oidcErrors } from 'oidc-provider';
 
 /**
  * A real OpenID provider (the `oidc-provider` package) on 127.0.0.1, port 0,
@@ -30,7 +31,15 @@ export interface OidcServerOptions {
   issuerPath?: string;
   /** Listen on this port (a restart on the port a test saw before); default 0. */
   port?: number;
+  /**
+   * Accept RFC 8693 token exchange. oidc-provider has no such grant, so this is
+   * the smallest custom one: a subject token this issuer signed is traded for a
+   * JWT with the same `sub`, the requested `audience` and `act.sub` = the client.
+   */
+  tokenExchange?: boolean;
 }
+
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 export interface OidcServer {
   /** `http://127.0.0.1:<port><issuerPath>` (no trailing slash). */
@@ -45,7 +54,7 @@ export interface OidcServer {
 export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServer> {
   const resources = opts.resources ?? { 'urn:switchboard': 'switchboard' };
   const [defaultResource] = Object.keys(resources);
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'oidc-test-1', alg: 'RS256', use: 'sig' } as JWK;
 
   const server: Server = createServer();
@@ -58,7 +67,7 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
     clients: Object.entries(opts.clients).map(([client_id, c]) => ({
       client_id,
       client_secret: c.secret,
-      grant_types: ['client_credentials'],
+      grant_types: ['client_credentials', ...(opts.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [])],
       redirect_uris: [],
       response_types: [],
       ...(c.scope ? { scope: c.scope } : {}),
@@ -84,6 +93,36 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
     },
     extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) => opts.clients[token.clientId ?? '']?.claims ?? {},
   });
+  if (opts.tokenExchange) {
+    const params = ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'scope', 'resource'];
+    provider.registerGrantType(
+      TOKEN_EXCHANGE_GRANT,
+      // In this oidc-provider version a grant handler gets only the context; it answers by setting the body.
+      async (ctx: { oidc: { params: Record<string, string | undefined>; client: { clientId: string } }; body: unknown }) => {
+        const { subject_token, audience, scope } = ctx.oidc.params;
+        if (!audience) throw new oidcErrors.InvalidTarget('audience is required');
+        let sub: string;
+        try {
+          const { payload } = await jwtVerify(subject_token ?? '', publicKey, { issuer });
+          sub = String(payload.sub ?? payload.client_id);
+        } catch (err) {
+          throw new oidcErrors.InvalidGrant(`subject_token is not a valid token of this issuer (${(err as Error).message})`);
+        }
+        const now = Math.floor(Date.now() / 1000);
+        const access_token = await new SignJWT({ client_id: ctx.oidc.client.clientId, act: { sub: ctx.oidc.client.clientId }, ...(scope ? { scope } : {}) })
+          .setProtectedHeader({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' })
+          .setIssuer(issuer)
+          .setSubject(sub)
+          .setAudience(audience)
+          .setIssuedAt(now)
+          .setExpirationTime(now + 300)
+          .setJti(randomUUID())
+          .sign(privateKey);
+        ctx.body = { access_token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 300 };
+      },
+      params,
+    );
+  }
   // oidc-provider wants an issuer path prefix stripped before it routes.
   const callback = provider.callback();
   const prefix = opts.issuerPath ?? '';

@@ -6,8 +6,10 @@ import {
   TokenResult,
   WorkloadTokenRequest,
   WorkloadTokenResult,
+  type IdentityCaller,
   type IdentityProvider,
 } from '../../../core/primitives/identity.ts';
+import type { FastifyRequest } from 'fastify';
 import { badGateway, isSwitchboardError } from '../../../core/errors.ts';
 import { requireCapability } from '../capability.ts';
 import credentialProviders from './credential-providers.ts';
@@ -15,6 +17,13 @@ import workloadIdentities from './workload-identities.ts';
 import authComplete from './auth-complete.ts';
 
 const tags = ['identity'];
+
+/** Who asks: the principal, and the bearer token of the request (what TOKEN_EXCHANGE trades when no subject_token is given). */
+function callerOf(request: FastifyRequest): IdentityCaller {
+  const raw = request.headers.authorization;
+  const bearer = typeof raw === 'string' && /^bearer /i.test(raw) ? raw.slice(7).trim() || undefined : undefined;
+  return { principal: request.principal, bearer };
+}
 
 /** A provider that fails without a coded error is a backend failure (502), not a bug of ours (500). */
 async function backend<T>(p: IdentityProvider, what: string, call: () => Promise<T>): Promise<T> {
@@ -33,13 +42,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/token', { schema: { tags, summary: 'OAuth2 token for a credential provider', body: TokenRequest, response: { 200: TokenResult } } }, async (request) => {
     const p = identityFor(request.headers);
     requireCapability(p, 'tokens', 'token issuance');
-    return backend(p, 'token issuance', () => p.getToken(request.body));
+    return backend(p, 'token issuance', () => p.getToken(request.body, callerOf(request)));
   });
 
   app.post('/api-key', { schema: { tags, summary: 'API key held by a credential provider', body: ApiKeyRequest, response: { 200: ApiKeyResult } } }, async (request) => {
     const p = identityFor(request.headers);
     requireCapability(p, 'api_keys', 'API key retrieval');
-    return backend(p, 'API key retrieval', () => p.getApiKey(request.body));
+    return backend(p, 'API key retrieval', () => p.getApiKey(request.body, callerOf(request)));
   });
 
   app.post(
@@ -48,7 +57,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const p = identityFor(request.headers);
       requireCapability(p, 'workload_tokens', 'workload token issuance');
-      return backend(p, 'workload token issuance', () => p.getWorkloadToken(request.body));
+      return backend(p, 'workload token issuance', () => p.getWorkloadToken(request.body, callerOf(request)));
     },
   );
 
