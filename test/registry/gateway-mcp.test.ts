@@ -299,3 +299,28 @@ t.test('link-local and metadata backends are refused by the gateway unless the c
   const sse = await fetch(`${base}/ll/sse`, { headers: admin });
   t.equal(sse.status, 403, 'the SSE face is guarded too');
 });
+
+t.test('an expired or refused token is told so (401 invalid_token with the reason), not asked for a token', async (t) => {
+  const backend = await recordingBackend(t);
+  const { app, base, admin } = await listening(t);
+  await register(t, app, admin, { name: 'Plain', path: '/plain', proxy_pass_url: backend.url });
+  const expired = await mintToken(app, { username: 'bob', scopes: ['mcp-registry-admin'], expiresInSeconds: -60 });
+  for (const header of ['x-authorization', 'authorization']) {
+    const res = await post(`${base}/plain/mcp`, rpc(1, 'ping'), { [header]: `Bearer ${expired}` });
+    t.equal(res.status, 401, header);
+    const body = (await res.json()) as { code: string; detail: string };
+    t.equal(body.code, 'SB_ERR_GATEWAY_INVALID_TOKEN');
+    t.match(body.detail, /expired/, `${header}: the detail says the token expired`);
+    t.notMatch(body.detail, /is required/);
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    t.match(challenge, /^Bearer error="invalid_token", error_description="[^"]*expired[^"]*"$/, 'RFC 6750 challenge with the reason');
+  }
+  const garbage = await post(`${base}/plain/mcp`, rpc(1, 'ping'), { 'x-authorization': 'Bearer not-a-jwt' });
+  t.equal(garbage.status, 401);
+  t.match(await garbage.json(), { code: 'SB_ERR_GATEWAY_INVALID_TOKEN', detail: /not a JWT/ });
+  const none = await post(`${base}/plain/mcp`, rpc(1, 'ping'));
+  t.equal(none.status, 401);
+  t.match(await none.json(), { code: 'SB_ERR_GATEWAY_UNAUTHENTICATED', detail: /token is required/ });
+  t.equal(none.headers.get('www-authenticate'), 'Bearer', 'no token sent: a plain challenge (RFC 6750 3.1)');
+  t.notOk(backend.seen.some((r) => r.body.includes('"ping"')), 'no refused call reached the backend');
+});
