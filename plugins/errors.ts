@@ -3,11 +3,33 @@ import type { FastifyError, FastifyReply, FastifyRequest, preHandlerHookHandler 
 import { isSwitchboardError } from '../core/errors.ts';
 import { methodTable } from './method-not-allowed.ts';
 
-type ValidationItem = { instancePath?: string; message?: string; keyword?: string; params?: Record<string, unknown> };
+type ValidationItem = { instancePath?: string; schemaPath?: string; message?: string; keyword?: string; params?: Record<string, unknown> };
+
+/**
+ * A union of literals (or of simple types) fails with one error per branch plus the anyOf's own ("must be
+ * equal to constant" four times, then "must match a schema in anyOf"), which says nothing a caller can act on.
+ * Where every branch failed on the value itself (const or type), the group becomes one item listing what is
+ * allowed. Branches that failed deeper (objects) are left as they are: their errors say where.
+ */
+function mergeUnionErrors(items: ValidationItem[]): ValidationItem[] {
+  const out: ValidationItem[] = [];
+  const absorbed = new Set<ValidationItem>();
+  for (const u of items) {
+    if ((u.keyword !== 'anyOf' && u.keyword !== 'oneOf') || !u.schemaPath) continue;
+    const branches = items.filter((v) => v !== u && v.instancePath === u.instancePath && v.schemaPath?.startsWith(`${u.schemaPath}/`));
+    if (branches.length === 0 || !branches.every((v) => v.keyword === 'const' || v.keyword === 'type')) continue;
+    const consts = branches.filter((v) => v.keyword === 'const').map((v) => JSON.stringify(v.params?.allowedValue));
+    const types = [...new Set(branches.filter((v) => v.keyword === 'type').map((v) => `a value of type ${String(v.params?.type)}`))];
+    const choices = [...(consts.length ? [`one of ${consts.join(', ')}`] : []), ...types];
+    for (const v of [u, ...branches]) absorbed.add(v);
+    out.push({ instancePath: u.instancePath, keyword: 'enum', message: `must be ${choices.join(', or ')}` });
+  }
+  return out.length ? [...items.filter((v) => !absorbed.has(v) && !out.includes(v)), ...out] : items;
+}
 
 /** Ajv errors as FastAPI-style `{loc, msg, type}` items, so existing clients parse them. */
 function validationDetail(context: string | undefined, items: ValidationItem[]) {
-  return items.map((v) => {
+  return mergeUnionErrors(items).map((v) => {
     const loc: Array<string | number> = [context === 'querystring' ? 'query' : (context ?? 'body')];
     for (const part of (v.instancePath ?? '').split('/').filter(Boolean)) loc.push(/^\d+$/.test(part) ? Number(part) : part);
     if (v.keyword === 'required' && typeof v.params?.missingProperty === 'string') loc.push(v.params.missingProperty);

@@ -46,6 +46,20 @@ function lowerCaseHeaderSchema(schema: unknown): unknown {
  * declare nullable (plugins/ops/null-as-absent.ts): done here, once, so every
  * route treats an explicit null as "not given" without widening its schema.
  */
+/**
+ * Platform (/api/v1) bodies are JSON only, so a value of the wrong type is the caller's mistake to hear about:
+ * `content: 42` must be a 422, not the string "42". Type coercion stays for querystrings, params and headers
+ * (always text) and for registry bodies, whose routes also take HTML forms, where every field arrives as text.
+ */
+function strictBody(route: RouteSchema): boolean {
+  return route.httpPart === 'body' && route.url.startsWith('/api/v1/');
+}
+
+function withoutCoercion(options: unknown): unknown {
+  const o = (options ?? {}) as { customOptions?: Record<string, unknown> };
+  return { ...o, customOptions: { ...o.customOptions, coerceTypes: false } };
+}
+
 function withNullAsAbsent(route: RouteSchema, real: Validator): Validator {
   if (route.httpPart !== 'body') return real;
   const strip = nullStripper(route.schema);
@@ -106,9 +120,14 @@ export function lazyCompilers(): LazyCompilers {
     compilersFactory: {
       buildValidator: ((externalSchemas: unknown, options: unknown) => {
         let compiler: ((route: RouteSchema) => Validator) | undefined;
+        let strictCompiler: ((route: RouteSchema) => Validator) | undefined;
         return (route: RouteSchema) => {
           const r = route.httpPart === 'headers' ? { ...route, schema: lowerCaseHeaderSchema(route.schema) } : route;
-          return lazyValidator(() => withNullAsAbsent(r, (compiler ??= realValidatorBuilder()(externalSchemas, options))(r)));
+          const pick = () =>
+            strictBody(r)
+              ? (strictCompiler ??= realValidatorBuilder()(externalSchemas, withoutCoercion(options)))
+              : (compiler ??= realValidatorBuilder()(externalSchemas, options));
+          return lazyValidator(() => withNullAsAbsent(r, pick()(r)));
         };
       }) as never,
       buildSerializer: ((externalSchemas: unknown, options: unknown) => {
