@@ -1,5 +1,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
+import { unavailable } from '../../core/errors.ts';
+import { openStore, type Store } from '../../core/store.ts';
 import { apiKeyUsers, keyHeader, type KeyUser } from '../fixtures/api-key-users.ts';
 import { makeApp } from '../helpers/app.ts';
 
@@ -291,4 +293,43 @@ t.test('lists show each caller only the records they may read', async (t) => {
       t.equal(l.ids(res.json()).includes(id), l.sees[actor], `${l.type}: ${actor} ${l.sees[actor] ? 'sees' : 'does not see'} alice's record`);
     }
   }
+});
+
+t.test('a create whose owner cannot be recorded is undone: 503, nothing stored', async (t) => {
+  const base = await openStore({ backend: 'memory' });
+  let ownersDown = false;
+  // The core store with only its `owners` collection failing on writes, as a store outage would.
+  const store = new Proxy(base, {
+    get(target, prop) {
+      if (prop !== 'collection') return Reflect.get(target, prop, target);
+      return (name: string) => {
+        const col = target.collection(name);
+        if (name !== 'owners') return col;
+        return new Proxy(col, {
+          get(c, p) {
+            if (p === 'set' && ownersDown) return async () => Promise.reject(unavailable('SB_ERR_STORE_UNAVAILABLE', "Store 'test' is unavailable (set): down"));
+            const v = Reflect.get(c, p, c);
+            return typeof v === 'function' ? v.bind(c) : v;
+          },
+        });
+      };
+    },
+  }) as Store;
+  const app = await makeApp(t, apiKeyUsers(USERS), { store });
+  ownersDown = true;
+  const creates: Array<[string, Req, Req]> = [
+    ['tool', { method: 'POST', url: '/api/v1/tools', payload: { name: 'undone' } }, { method: 'GET', url: '/api/v1/tools/undone' }],
+    ['code session', { method: 'POST', url: '/api/v1/code-interpreter/sessions', payload: { session_id: 'undone' } }, { method: 'GET', url: '/api/v1/code-interpreter/sessions/undone' }],
+    ['credential provider', { method: 'POST', url: '/api/v1/identity/credential-providers', payload: { name: 'undone', provider_type: 'oauth2' } }, { method: 'GET', url: '/api/v1/identity/credential-providers/undone' }],
+    ['workload identity', { method: 'POST', url: '/api/v1/identity/workload-identities', payload: { name: 'undone' } }, { method: 'GET', url: '/api/v1/identity/workload-identities/undone' }],
+  ];
+  for (const [what, create, probe] of creates) {
+    const res = await send(app, 'alice', create);
+    t.equal(res.statusCode, 503, `${what}: the store outage is a 503`);
+    t.match(res.json(), { code: 'SB_ERR_STORE_UNAVAILABLE', detail: /Store 'test' is unavailable/ });
+    t.equal((await send(app, 'root', probe)).statusCode, 404, `${what}: the record was undone`);
+  }
+  ownersDown = false;
+  t.equal((await send(app, 'alice', creates[0][1])).statusCode, 201, 'the same create works once the store is back');
+  t.equal((await send(app, 'bob', { method: 'DELETE', url: '/api/v1/tools/undone' })).statusCode, 403, 'and records its owner');
 });
