@@ -24,17 +24,32 @@ export const BrowserSession = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   viewport: Type.Union([Viewport, Type.Null()]),
   config: Config,
+  last_used_at: Type.Optional(Type.String({ format: 'date-time', description: 'Last page action on the session' })),
+  url: Type.Optional(Type.String({ description: 'The page currently shown' })),
+  title: Type.Optional(Type.String()),
 });
 export type BrowserSession = Static<typeof BrowserSession>;
 
 export const LiveView = Type.Object({
   session_id: Type.String(),
-  url: Type.String(),
+  url: Type.String({ description: 'Signed viewer URL; it carries no other credential and stops working at expires_at' }),
   expires: Type.Integer({ description: 'Seconds the URL stays valid' }),
+  expires_at: Type.String({ format: 'date-time' }),
 });
 export type LiveView = Static<typeof LiveView>;
 
-export const NavigateRequest = Type.Object({ url: Type.String({ minLength: 1, format: 'uri' }) });
+/** One picture of the page for a live viewer. */
+export interface LiveFrame {
+  mime: 'image/jpeg' | 'image/png';
+  /** base64 */
+  data: string;
+}
+
+export const NavigateRequest = Type.Object({
+  url: Type.String({ minLength: 1, format: 'uri' }),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120000, description: "How long to wait for the page's load event (default 30000)" })),
+});
+export type NavigateOptions = { timeoutMs?: number };
 export const NavigateResult = Type.Object({ session_id: Type.String(), url: Type.String(), title: Type.String() });
 export type NavigateResult = Static<typeof NavigateResult>;
 
@@ -80,9 +95,13 @@ export interface BrowserProvider extends ProviderBase {
   /** Every session, or only those of `ownerId` when given. */
   listSessions(ownerId?: string): Promise<BrowserSession[]>;
   stopSession(sessionId: string): Promise<boolean>;
-  liveView(sessionId: string, expiresSeconds: number): Promise<LiveView>;
-  navigate(sessionId: string, url: string): Promise<NavigateResult>;
-  screenshot(sessionId: string): Promise<Screenshot>;
+  /**
+   * Live view (capability `live_view`): calls `onFrame` with pictures of the session's page until the returned
+   * function is called. The HTTP layer signs and serves the viewer; the provider only supplies frames.
+   */
+  watch(sessionId: string, onFrame: (frame: LiveFrame) => void): Promise<() => void>;
+  navigate(sessionId: string, url: string, opts?: NavigateOptions): Promise<NavigateResult>;
+  screenshot(sessionId: string, opts?: { fullPage?: boolean }): Promise<Screenshot>;
   content(sessionId: string): Promise<PageContent>;
   click(sessionId: string, selector: string): Promise<ActionResult>;
   typeText(sessionId: string, selector: string, text: string): Promise<ActionResult>;

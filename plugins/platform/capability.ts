@@ -9,9 +9,11 @@ export function requireCapability(provider: ProviderBase, capability: string, wh
   const value = provider.capabilities[capability];
   const ok = accept ? accept(value) : value === true;
   if (!ok) {
+    // A provider may say how to get the capability (e.g. noop browser: install Chromium).
+    const hint = typeof provider.capabilities.missing_hint === 'string' ? `. ${provider.capabilities.missing_hint}` : '';
     throw notImplemented(
       'SB_ERR_CAPABILITY_MISSING',
-      `The ${provider.kind.replace(/_/g, ' ')} provider '${provider.name}' does not support ${what} (capability '${capability}'); choose another provider with X-Provider-${provider.kind.replace(/(^|_)([a-z])/g, (_m, d: string, c: string) => (d ? '-' : '') + c.toUpperCase())}`,
+      `The ${provider.kind.replace(/_/g, ' ')} provider '${provider.name}' does not support ${what} (capability '${capability}'); choose another provider with X-Provider-${provider.kind.replace(/(^|_)([a-z])/g, (_m, d: string, c: string) => (d ? '-' : '') + c.toUpperCase())}${hint}`,
     );
   }
 }

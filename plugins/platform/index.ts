@@ -6,6 +6,8 @@ import llm from './llm/index.ts';
 import agents from './agents/index.ts';
 import teams from './teams/index.ts';
 import browser from './browser/index.ts';
+import { LiveViewSigner, liveViewRoutes } from './browser/live-view.ts';
+import type { BrowserProvider } from '../../core/primitives/browser.ts';
 import tools from './tools/index.ts';
 import policy from './policy/index.ts';
 import evaluations from './evaluations/index.ts';
@@ -19,6 +21,9 @@ import credentials from './credentials/index.ts';
 const platform: FastifyPluginAsync = async (app) => {
   await app.register(authConfigRoute);
   await app.register(workloadJwks);
+  const signer = new LiveViewSigner();
+  // The live viewer is opened from a signed link in any browser, so it sits outside the /api/v1 auth scope.
+  await app.register(liveViewRoutes(signer, (name) => app.sb.providers.get<BrowserProvider>('browser', name)), { prefix: '/api/v1/browser/live' });
   await app.register(
     async (v1) => {
       await v1.register(auth);
@@ -27,7 +32,7 @@ const platform: FastifyPluginAsync = async (app) => {
       await v1.register(llm, { prefix: '/llm' });
       await v1.register(agents, { prefix: '/agents' });
       await v1.register(teams, { prefix: '/teams' });
-      await v1.register(browser, { prefix: '/browser' });
+      await v1.register(browser, { prefix: '/browser', signer });
       await v1.register(tools, { prefix: '/tools' });
       await v1.register(policy, { prefix: '/policy' });
       await v1.register(evaluations, { prefix: '/evaluations' });

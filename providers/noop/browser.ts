@@ -3,7 +3,15 @@ import type { BrowserCapabilities, BrowserProvider, BrowserSession } from '../..
 import type { ProviderFactory } from '../../core/provider.ts';
 import { unsupported } from './unsupported.ts';
 
-const CAPABILITIES: BrowserCapabilities = { sessions: true, navigation: false, screenshots: false, evaluate: false, live_view: false };
+const CAPABILITIES: BrowserCapabilities = {
+  sessions: true,
+  navigation: false,
+  screenshots: false,
+  evaluate: false,
+  live_view: false,
+  missing_hint:
+    'Page actions need Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH, then restart; the chromium provider becomes the default browser when a binary is found',
+};
 
 /**
  * Session records only: enough for clients to exercise the session lifecycle
@@ -45,7 +53,7 @@ export const noopBrowser: ProviderFactory<BrowserProvider> = {
       async stopSession(id) {
         return sessions.delete(id);
       },
-      liveView: async () => no('live view'),
+      watch: async () => no('live view'),
       navigate: async () => no('navigation'),
       screenshot: async () => no('screenshots'),
       content: async () => no('reading page content'),

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrowserProvider } from '../../core/primitives/browser.ts';
+import type { BrowserProvider, LiveFrame } from '../../core/primitives/browser.ts';
 import { caseRunner, type Runner, type SuiteOptions } from './kit.ts';
 
 /** Case names, so a provider's test can skip them by name with a reason. */
@@ -11,7 +11,9 @@ export const BROWSER_CASES = {
   interact: 'type into an input, click a button, evaluate the result',
   screenshot: 'screenshot is a base64 PNG',
   failedAction: 'an action on a missing element rejects',
-  liveView: 'live view URL for a session',
+  liveView: 'live view: watching a session delivers image frames',
+  evaluateThrows: 'evaluate returns JSON values; a throwing expression rejects with its message',
+  info: 'session info shows the current URL, title and last use',
   unsupported: 'capabilities declared false reject with 501',
 } as const;
 
@@ -89,11 +91,42 @@ export async function browserSuite(t: Runner, opts: SuiteOptions<BrowserProvider
   });
 
   await run(BROWSER_CASES.liveView, async (t, p) => {
+    const url = await servePage(t);
     const s = await p.startSession('alice', {});
-    const view = await p.liveView(s.session_id, 60);
-    t.equal(view.session_id, s.session_id);
-    t.ok(view.url.length > 0);
-    t.equal(view.expires, 60);
+    await p.navigate(s.session_id, url);
+    const frames: LiveFrame[] = [];
+    let enough!: () => void;
+    const two = new Promise<void>((r) => (enough = r));
+    const stop = await p.watch(s.session_id, (f) => {
+      frames.push(f);
+      if (frames.length === 2) enough();
+    });
+    const deadline = new Promise<void>((r) => setTimeout(r, 30_000).unref());
+    await Promise.race([two, deadline]);
+    stop();
+    t.ok(frames.length >= 2, `at least two frames arrive (got ${frames.length})`);
+    for (const f of frames.slice(0, 2)) {
+      const head = [...Buffer.from(f.data, 'base64').subarray(0, 2)];
+      t.same(head, f.mime === 'image/png' ? [0x89, 0x50] : [0xff, 0xd8], `${f.mime} frame has its signature`);
+    }
+  });
+
+  await run(BROWSER_CASES.evaluateThrows, async (t, p) => {
+    const url = await servePage(t);
+    const s = await p.startSession('alice', {});
+    await p.navigate(s.session_id, url);
+    t.same(await p.evaluate(s.session_id, '1 + 2'), { result: 3 });
+    await t.rejects(p.evaluate(s.session_id, "(() => { throw new Error('boom in page') })()"), /boom in page/, "the page's error message");
+  });
+
+  await run(BROWSER_CASES.info, async (t, p) => {
+    const url = await servePage(t);
+    const s = await p.startSession('alice', {});
+    await p.navigate(s.session_id, url);
+    const info = await p.getSession(s.session_id);
+    t.equal(info?.title, 'Conformance page', 'info has the current title');
+    t.equal(info?.url, url, 'and the current URL');
+    t.ok(info?.last_used_at && !Number.isNaN(Date.parse(info.last_used_at)), 'and when it was last used');
   });
 
   await run(BROWSER_CASES.unsupported, async (t, p) => {
@@ -103,7 +136,7 @@ export async function browserSuite(t: Runner, opts: SuiteOptions<BrowserProvider
       ['navigation', () => p.content(s.session_id)],
       ['screenshots', () => p.screenshot(s.session_id)],
       ['evaluate', () => p.evaluate(s.session_id, '1')],
-      ['live_view', () => p.liveView(s.session_id, 60)],
+      ['live_view', () => p.watch(s.session_id, () => {})],
     ];
     let checked = 0;
     for (const [cap, call] of gated) {

@@ -23,8 +23,22 @@ export async function makeApp(
   delete env.SWITCHBOARD_CONFIG;
   delete env.REDIS_URL;
   const store = opts.store ?? (await openStore({ backend: 'memory' }));
-  const app = await buildApp({ ...opts, env, config, store, logLevel: opts.logLevel ?? 'silent' });
+  const app = await buildApp({ ...opts, env, config: onNoopEngines(config), store, logLevel: opts.logLevel ?? 'silent' });
   await app.ready();
   t.teardown(() => app.close());
   return app;
+}
+
+/** Primitives whose real provider becomes the default when its engine (Chromium, bubblewrap) is on the machine. */
+const ENGINE_KINDS = ['browser', 'code_interpreter'];
+
+/**
+ * Tests get the noop default for those primitives unless their config names the kind: otherwise every test
+ * that touches a browser or code session on a machine with the engine would start it. The tests of the real
+ * providers, and of the default selection, configure them explicitly.
+ */
+function onNoopEngines(config: Record<string, unknown>): Record<string, unknown> {
+  const providers = { ...((config.providers as Record<string, unknown> | undefined) ?? {}) };
+  for (const kind of ENGINE_KINDS) providers[kind] ??= { default: 'noop' };
+  return { ...config, providers };
 }

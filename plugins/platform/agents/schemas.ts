@@ -11,6 +11,8 @@ export const PrimitiveConfig = Type.Object(
     /** Memory namespace; `{agent_name}` and `{user_id}` are expanded. Default `agent:{agent_name}`. */
     namespace: Type.Optional(Type.String({ minLength: 1 })),
     shared_namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /** Browser: leave the run's session open when the run ends. */
+    keep_session: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 );

@@ -44,12 +44,20 @@ const actions: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/sessions/:session_id/navigate',
     { schema: { tags, summary: 'Navigate to a URL', params, body: NavigateRequest, response: { 200: NavigateResult } } },
-    async (request) => run(request, 'navigation', 'navigation', (p, id) => p.navigate(id, request.body.url)),
+    async (request) => run(request, 'navigation', 'navigation', (p, id) => p.navigate(id, request.body.url, { timeoutMs: request.body.timeout_ms })),
   );
   app.get(
     '/sessions/:session_id/screenshot',
-    { schema: { tags, summary: 'PNG screenshot of the page, base64', params, response: { 200: Screenshot } } },
-    async (request) => run(request, 'screenshots', 'screenshots', (p, id) => p.screenshot(id)),
+    {
+      schema: {
+        tags,
+        summary: 'PNG screenshot of the page, base64',
+        params,
+        querystring: Type.Object({ full_page: Type.Boolean({ default: false, description: 'The whole page instead of the viewport' }) }),
+        response: { 200: Screenshot },
+      },
+    },
+    async (request) => run(request, 'screenshots', 'screenshots', (p, id) => p.screenshot(id, { fullPage: request.query.full_page })),
   );
   app.get(
     '/sessions/:session_id/content',

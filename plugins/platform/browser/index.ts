@@ -4,14 +4,18 @@ import { conflict } from '../../../core/errors.ts';
 import { BrowserSession, LiveView, StartSessionRequest } from '../../../core/primitives/browser.ts';
 import { requireCapability } from '../capability.ts';
 import actions from './actions.ts';
+import type { LiveViewSigner } from './live-view.ts';
 import { browserFor, ownedSession, principalOf } from './sessions.ts';
 
 const tags = ['browser'];
 const SessionParams = Type.Object({ session_id: Type.String({ minLength: 1 }) });
 const SessionList = Type.Object({ sessions: Type.Array(BrowserSession) });
 
-/** /api/v1/browser: sessions scoped to their owner; admins see all (spec 4.3, 5.4). */
-const routes: FastifyPluginAsyncTypebox = async (app) => {
+/**
+ * /api/v1/browser: sessions scoped to their owner; admins see all (spec 4.3, 5.4). `signer` signs live-view
+ * links; the viewer routes that check them live outside the auth scope (live-view.ts).
+ */
+const routes: FastifyPluginAsyncTypebox<{ signer: LiveViewSigner }> = async (app, { signer }) => {
   app.post(
     '/sessions',
     {
@@ -78,7 +82,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const { session_id } = request.params;
       await ownedSession(provider, session_id, principalOf(request), 404);
       requireCapability(provider, 'live_view', 'live view');
-      return provider.liveView(session_id, request.query.expires);
+      const exp = Math.floor(Date.now() / 1000) + request.query.expires;
+      return {
+        session_id,
+        url: `${request.protocol}://${request.host}${signer.path(provider.name, session_id, exp)}`,
+        expires: request.query.expires,
+        expires_at: new Date(exp * 1000).toISOString(),
+      };
     },
   );
 

@@ -1,0 +1,197 @@
+import { execFileSync } from 'node:child_process';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import t from 'tap';
+import type { BrowserProvider } from '../../core/primitives/browser.ts';
+import type { ProviderContext } from '../../core/provider.ts';
+import { chromiumBrowser } from '../../providers/chromium/index.ts';
+import { findChromium } from '../../providers/chromium/options.ts';
+import { browserSuite } from '../conformance/browser.ts';
+import type { Runner } from '../conformance/kit.ts';
+import { listenLoopback } from '../fixtures/loopback.ts';
+import { agentApp } from '../agents/helpers.ts';
+import { makeApp } from '../helpers/app.ts';
+
+if (!findChromium()) {
+  t.fail('no Chromium binary: test/setup/install-deps.sh installs Debian chromium');
+  process.exit(1);
+}
+
+const silent = { info() {}, warn() {}, error() {}, debug() {} };
+const ctx = { logger: silent } as unknown as ProviderContext;
+const make = async (options: Record<string, unknown> = {}) => chromiumBrowser.create('chromium', options, ctx) as Promise<BrowserProvider>;
+
+/** A loopback site: `/` a form page, `/r?to=` a redirect, `/img` a page loading an image from `?src=`. Counts hits per path. */
+async function site(t: { teardown: (fn: () => unknown) => void }) {
+  const hits = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    hits.set(u.pathname, (hits.get(u.pathname) ?? 0) + 1);
+    if (u.pathname === '/r') return res.writeHead(302, { location: u.searchParams.get('to') ?? '/' }).end();
+    if (u.pathname === '/img') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>img</title><img src="${u.searchParams.get('src')}">`);
+    if (u.pathname === '/pixel.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(8));
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Home</title><p id="t">local page text</p>');
+  });
+  const base = await listenLoopback(server);
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  return { base, port: new URL(base).port, hits };
+}
+
+t.test('chromium passes the browser conformance suite', async (t) => {
+  await browserSuite(t as unknown as Runner, { make: () => make({ allow_private_networks: true }) });
+});
+
+t.test('egress guard with the default options', async (t) => {
+  const { base, port, hits } = await site(t);
+  const p = await make();
+  t.teardown(() => p.close());
+  const s = await p.startSession('alice', {});
+  const refused = [
+    base,
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::ffff:169.254.169.254]/',
+    `http://2130706433:${port}/`,
+    `http://0x7f.1:${port}/`,
+    'file:///etc/passwd',
+    'chrome://version',
+    'data:text/html,<h1>x</h1>',
+  ];
+  for (const url of refused) {
+    await t.rejects(p.navigate(s.session_id, url), /refused|not allowed/, `navigation to ${url} is refused`);
+  }
+  t.equal(hits.get('/') ?? 0, 0, 'the loopback site never saw a request');
+
+  // localhost is named in allowed_hosts (so it may be private); the redirect target and the image are not.
+  const q = await make({ allowed_hosts: ['localhost'] });
+  t.teardown(() => q.close());
+  const s2 = await q.startSession('alice', {});
+  const local = `http://localhost:${port}`;
+  await t.rejects(q.navigate(s2.session_id, `${local}/r?to=${encodeURIComponent(`http://127.0.0.1:${port}/secret`)}`), /refused after a redirect/, 'a redirect to a private address is refused');
+  t.equal(hits.get('/secret') ?? 0, 0, 'the redirect target was never fetched');
+  await q.navigate(s2.session_id, `${local}/img?src=${encodeURIComponent(`http://127.0.0.1:${port}/pixel.png`)}`);
+  t.equal(hits.get('/img'), 1, 'the allowed page loaded');
+  t.equal(hits.get('/pixel.png') ?? 0, 0, 'its image from a private address was blocked');
+});
+
+t.test('limits: session cap, idle reaping, a killed browser', async (t) => {
+  const { base } = await site(t);
+  const p = await make({ allow_private_networks: true, max_sessions: 2 });
+  t.teardown(() => p.close());
+  await p.startSession('alice', { session_id: 'one' });
+  await p.startSession('alice', { session_id: 'two' });
+  await t.rejects(p.startSession('alice', {}), { statusCode: 429, message: /max_sessions/ }, 'the session past the cap names it');
+
+  const idle = await make({ allow_private_networks: true, idle_timeout_seconds: 1 });
+  t.teardown(() => idle.close());
+  await idle.startSession('alice', { session_id: 'sleepy' });
+  const deadline = Date.now() + 60_000;
+  while ((await idle.getSession('sleepy')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  t.equal(await idle.getSession('sleepy'), undefined, 'an idle session is reaped');
+  await idle.close();
+
+  const s = await p.startSession('alice', { session_id: 'victim' });
+  await p.navigate(s.session_id, base);
+  // Chromium is a child of this process (playwright-core spawns it directly).
+  const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  t.ok(pids.length > 0, 'found the Chromium process');
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  const until = Date.now() + 60_000;
+  while ((await p.getSession('victim'))?.status !== 'stopped' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  await t.rejects(p.content('victim'), /was lost/, 'the affected session reports it was lost');
+  await p.stopSession('one');
+  await p.stopSession('two');
+  const fresh = await p.startSession('alice', {});
+  t.match((await p.navigate(fresh.session_id, base)).title, 'Home', 'the next session works on a relaunched browser');
+});
+
+/** Read a server-sent event stream until `n` data events arrived (or the stream ends). */
+function readEvents(url: string, n: number): Promise<{ status: number; events: Array<Record<string, unknown>> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, (res) => {
+      const events: Array<Record<string, unknown>> = [];
+      let buf = '';
+      if (res.statusCode !== 200) {
+        res.resume();
+        return resolve({ status: res.statusCode ?? 0, events });
+      }
+      res.on('data', (chunk: Buffer) => {
+        buf += chunk.toString();
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          if (line.startsWith('data: ')) events.push(JSON.parse(line.slice(6)));
+          if (events.length >= n) {
+            req.destroy();
+            return resolve({ status: 200, events });
+          }
+        }
+      });
+      res.on('end', () => resolve({ status: 200, events }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('HTTP: sessions, actions and a signed live view', async (t) => {
+  const { base } = await site(t);
+  const app = await makeApp(t, { providers: { browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true } } } } } });
+  const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+  const created = await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', payload: { session_id: null, viewport: { width: 640, height: 480 }, config: {} } });
+  t.equal(created.statusCode, 201, created.body);
+  const id = created.json().session_id as string;
+  const nav = await app.inject({ method: 'POST', url: `/api/v1/browser/sessions/${id}/navigate`, payload: { url: base } });
+  t.match(nav.json(), { title: 'Home' });
+  t.match((await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/content` })).json().content, /local page text/);
+  const shot = (await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/screenshot` })).json();
+  const png = Buffer.from(shot.data, 'base64');
+  t.same([png.readUInt32BE(16), png.readUInt32BE(20)], [640, 480], 'the screenshot is a PNG of the viewport size');
+  const bad = await app.inject({ method: 'POST', url: `/api/v1/browser/sessions/${id}/evaluate`, payload: { expression: 'nope.nope' } });
+  t.equal(bad.statusCode, 400);
+  t.match(bad.json().detail, /nope is not defined/);
+  const info = (await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}` })).json();
+  t.match(info, { title: 'Home', url: `${base}/` });
+
+  const view = await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/live-view?expires=2` });
+  t.equal(view.statusCode, 200);
+  const live = view.json() as { url: string; expires: number; expires_at: string };
+  t.equal(live.expires, 2);
+  const viewer = new URL(live.url);
+  t.equal(viewer.search.includes('sig='), true, 'the link is signed');
+  const page = await fetch(`${origin}${viewer.pathname}${viewer.search}`);
+  t.equal(page.status, 200, 'the viewer opens without other credentials');
+  t.match(await page.text(), /EventSource/);
+  const frames = `${origin}${viewer.pathname}/frames${viewer.search}`;
+  const got = await readEvents(frames, 2);
+  t.equal(got.events.length, 2, 'the live view streams at least two frames');
+  t.match(got.events[0], { mime: 'image/jpeg', data: /^\/9j/ });
+  const tampered = frames.replace(/sig=([^&]+)/, (_m, sig: string) => `sig=${sig.slice(0, -2)}xx`);
+  t.equal((await readEvents(tampered, 1)).status, 403, 'a tampered link is 403');
+  await new Promise((r) => setTimeout(r, 3000));
+  t.equal((await readEvents(frames, 1)).status, 403, 'an expired link is 403');
+
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/browser/sessions/${id}` })).statusCode, 204);
+});
+
+t.test('an agent run navigates and summarises a local page through its browser tools', async (t) => {
+  const { base } = await site(t);
+  const app = await agentApp(t, {
+    script: [
+      {
+        match: 'summarise',
+        turns: [{ tool_calls: [{ name: 'navigate', input: { url: base } }] }, { tool_calls: [{ name: 'read_page', input: {} }] }, { content: 'Summary: {{tool_result}}' }],
+      },
+    ],
+    config: { providers: { browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true } } } } } },
+  });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/agents',
+    payload: { name: 'surfer', model: 'm', primitives: { browser: { enabled: true } }, hooks: { auto_memory: false, auto_trace: false } },
+  });
+  t.equal(created.statusCode, 201, created.body);
+  const chat = await app.inject({ method: 'POST', url: '/api/v1/agents/surfer/chat', payload: { message: 'summarise the local page' } });
+  t.equal(chat.statusCode, 200, chat.body);
+  t.match(chat.json().response, /Summary: Home\s+local page text/, 'the page text reached the model as readable text');
+  t.same((await app.inject({ method: 'GET', url: '/api/v1/browser/sessions' })).json().sessions, [], 'the run closed its session');
+});
