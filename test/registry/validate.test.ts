@@ -251,3 +251,52 @@ t.test('asUser helper gives working headers', async (t) => {
   const res = await app.inject({ url: '/validate', headers: { ...(await asUser(app, ['mcp-registry-admin'])), 'x-original-url': '/a/mcp' } });
   t.equal(res.statusCode, 200);
 });
+
+t.test('dot segments, encoded dots and encoded slashes cannot move a path out of the server it names', async (t) => {
+  const app = await makeApp(t);
+  await withScope(app, { _id: 'fz-only', server_access: [{ server: 'fz', methods: ['all'], tools: ['all'] }] });
+  const bound = await mintToken(app, { username: 'bea', scopes: ['mcp-registry-admin'], resource: { type: 'server', id: 'fz' } });
+  const scoped = await mintToken(app, { username: 'sam', scopes: ['fz-only'] });
+  const ask = (token: string, url: string, header = 'x-original-url') => app.inject({ url: '/validate', headers: { authorization: `Bearer ${token}`, [header]: url, 'x-body': rpc('tools/list') } });
+
+  const escapes = [
+    '/fz/mcp/../../api/tokens/generate',
+    '/fz/mcp/../../other/mcp',
+    '/fz/mcp/%2e%2e/%2e%2e/other/mcp',
+    '/fz/mcp/%2E%2E/%2e./api/tokens/generate',
+    '/fz/mcp/.%2E/.%2e/other/mcp',
+    '/fz/mcp/..%2f..%2fother/mcp',
+    '/fz/mcp/..%2F..%2Fapi/tokens/generate',
+    '/fz/mcp/%2e%2e%2f%2e%2e%2fother/mcp',
+    '/fz/mcp/..%5c..%5cother/mcp',
+    '/fz/mcp/..;/..;/other/mcp',
+    '/fz/mcp\\..\\..\\other/mcp',
+    '/fz//mcp/../../other/mcp',
+  ];
+  for (const path of escapes) {
+    for (const url of [path, `https://edge.example${path}`, `http://edge.example:8080${path}?q=1`]) {
+      for (const header of ['x-original-url', 'x-original-uri']) {
+        const b = await ask(bound, url, header);
+        t.equal(b.statusCode, 403, `bound to fz: ${header} ${url}`);
+        t.match(b.json(), { code: /^SB_ERR_VALIDATE_/ });
+        // Paths that land on an /api route are the registry's own (it authorises those itself); MCP paths are judged by scope.
+        if (!/api/.test(path)) t.equal((await ask(scoped, url, header)).statusCode, 403, `scoped to fz: ${header} ${url}`);
+      }
+    }
+  }
+  const encodedSlash = await ask(bound, '/fz/mcp/..%2f..%2fother/mcp');
+  t.match(encodedSlash.json(), { code: 'SB_ERR_VALIDATE_PATH', detail: /encoded slash/ });
+
+  // Normalised paths that stay on fz are still granted, and the server is read from the normalised path.
+  for (const url of ['/fz/mcp', '/fz/mcp/./', '/other/mcp/../../fz/mcp', '/other/%2e%2e/fz/mcp', '/f%7a/mcp', 'https://edge.example/x/../fz/mcp?next=../../other', '/fz/mcp?x=..%2f..']) {
+    for (const token of [bound, scoped]) {
+      const res = await ask(token, url);
+      t.equal(res.statusCode, 200, `${url}: ${res.body}`);
+      t.equal(res.headers['x-server-name'], 'fz', url);
+    }
+  }
+  // An encoded slash with no dot segment is kept encoded, as the v0 API's server names need.
+  const v0 = await ask(scoped, '/v0/servers/io.switchboard%2Ffz/versions');
+  t.equal(v0.statusCode, 200);
+  t.equal(v0.json().server_name, null);
+});

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { deepFreeze } from '../../../../core/deep-frozen.ts';
 import { SwitchboardError, forbidden } from '../../../../core/errors.ts';
 import { canAccessServer } from '../access.ts';
+import { normalizeRequestPath } from '../paths.ts';
 import { boundPathAllowed, serverNameOf } from '../resource-binding.ts';
 import { scanRpcCalls, type RpcCall } from '../rpc-scan.ts';
 
@@ -91,6 +92,8 @@ interface Target {
   path: string;
   server?: string;
   serverHeader: string;
+  /** The path has an encoded slash that, decoded, would climb out of where it points (normalizeRequestPath). */
+  refused?: true;
 }
 
 /**
@@ -110,9 +113,13 @@ function targetOf(request: FastifyRequest): Target | undefined {
   if (!raw) return undefined;
   let target = targets.get(raw);
   if (target === undefined) {
-    const path = originalPath(raw);
-    const server = serverNameOf(path);
-    target = { path, server, serverHeader: server === undefined ? '' : headerValue(server) };
+    // Judged as the backend will read it: dot segments and encoded dots resolved (RFC 3986), for both forms.
+    const path = normalizeRequestPath(originalPath(raw));
+    if (path === undefined) target = { path: '', serverHeader: '', refused: true };
+    else {
+      const server = serverNameOf(path);
+      target = { path, server, serverHeader: server === undefined ? '' : headerValue(server) };
+    }
     if (targets.size >= MAX_TARGETS) targets.clear();
     targets.set(raw, target);
   }
@@ -200,6 +207,9 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
       });
     }
     const target = targetOf(request);
+    if (target?.refused) {
+      throw forbidden('SB_ERR_VALIDATE_PATH', 'Access denied: the original URL has an encoded slash or backslash (%2F, %5C) next to a dot segment, which could reach another server than the one it names; send the path with plain slashes and without dot segments');
+    }
     const path = target?.path;
     const server = target?.server;
     const xBody = one(request.headers['x-body']);
