@@ -8,7 +8,8 @@ import { makeApp, tempDir } from '../helpers/app.ts';
 
 /**
  * A scripted LLM provider package: the agent's system prompt names its role;
- * the planner answers a two-task plan, workers echo their task title, the
+ * the planner answers the same plan to every prompt (a task for a worker the
+ * team does not have included), workers echo their task title, the
  * synthesizer echoes the results it was given.
  */
 function scriptedLlm(): string {
@@ -18,6 +19,7 @@ function scriptedLlm(): string {
     source: `const PLAN = [
   { id: 'a', title: 'Gather facts', description: 'list facts', assigned_to: 'alpha', depends_on: [] },
   { id: 'b', title: 'Draft summary', description: 'use the facts', assigned_to: 'beta', depends_on: ['a'] },
+  { id: 'c', title: 'Check sources', description: 'verify', assigned_to: 'gamma', depends_on: [] },
 ];
 const text = (c) => typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => p.text ?? '').join('') : '';
 function answer(req) {
@@ -66,10 +68,28 @@ t.test('the exported team script runs real agents on a listening gateway', async
   );
   t.equal(out.code, 0, out.stderr);
   const run = JSON.parse(out.stdout);
-  t.match(run, { team_name: 'live', tasks_created: 2, tasks_completed: 2, workers_used: ['alpha', 'beta'] });
-  t.equal(run.response, 'FINAL [done]: alpha did Gather facts | [done]: beta did Draft summary', 'the synthesizer saw both results, in order');
+  // c goes to a worker the team does not have: it fails, one replanning round adds the plan again (a_2, b_2, c_2), c_2 fails too.
+  t.match(run, { team_name: 'live', tasks_created: 6, tasks_completed: 4, workers_used: ['alpha', 'beta'] });
+  const finalText = 'FINAL [done]: alpha did Gather facts | [done]: beta did Draft summary | [done]: alpha did Gather facts | [done]: beta did Draft summary';
+  t.equal(run.response, finalText, 'the synthesizer saw every result, in order');
 
   const sessions = (await app.inject({ method: 'GET', url: '/api/v1/agents/beta/sessions' })).json();
-  t.equal(sessions.sessions.length, 1, 'beta ran its task in one session of its own');
-  t.match(sessions.sessions[0].session_id, new RegExp(`^${run.team_run_id}-b$`));
+  t.equal(sessions.sessions.length, 2, "beta ran each of its tasks in a session of its own");
+  t.match(sessions.sessions.map((s: { session_id: string }) => s.session_id).sort(), [`${run.team_run_id}-b`, `${run.team_run_id}-b_2`]);
+
+  // The same scenario run by the server: same board, same answer, same sessions.
+  const served = await app.inject({ method: 'POST', url: '/api/v1/teams/live/run', payload: { message: 'write a summary' } });
+  t.equal(served.statusCode, 200);
+  const s = served.json();
+  t.same(
+    { response: s.response, tasks_created: s.tasks_created, tasks_completed: s.tasks_completed, workers_used: s.workers_used, phase: s.phase },
+    { response: run.response, tasks_created: run.tasks_created, tasks_completed: run.tasks_completed, workers_used: run.workers_used, phase: run.phase },
+    'the server and the script agree on the outcome',
+  );
+  const board = (await app.inject({ url: `/api/v1/teams/live/runs/${s.team_run_id}` })).json();
+  type Row = { id: string; status: string; assigned_to: string | null; depends_on: string[]; result: string | null; error?: string | null };
+  const rows = (tasks: Row[]) => tasks.map((x) => ({ id: x.id, status: x.status, assigned_to: x.assigned_to, depends_on: x.depends_on, outcome: x.result ?? x.error }));
+  t.same(rows(board.tasks), rows(run.tasks), 'and on every task: status, worker, dependencies, result or reason');
+  const served_sessions = (await app.inject({ method: 'GET', url: '/api/v1/agents/beta/sessions' })).json().sessions.map((x: { session_id: string }) => x.session_id);
+  t.ok(served_sessions.includes(`${s.team_run_id}-b`) && served_sessions.includes(`${s.team_run_id}-b_2`), 'the server used the same per-task sessions');
 });

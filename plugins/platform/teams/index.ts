@@ -84,7 +84,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return reply
         .header('content-type', 'text/x-python; charset=utf-8')
         .header('content-disposition', `attachment; filename="${team.name}.py"`)
-        .send(generateTeamScript(team, `${proto}://${host}`));
+        .send(generateTeamScript(team, `${proto}://${host}`, settings.max_replans));
     },
   );
 

@@ -9,7 +9,7 @@ import { TEAM_PYTHON_RUN } from './python-run.ts';
  * literals, which are valid Python string literals, so no spec text can break
  * out of the source.
  */
-export function generateTeamScript(team: TeamSpec, baseUrl: string): string {
+export function generateTeamScript(team: TeamSpec, baseUrl: string, maxReplans = 1): string {
   const embedded = {
     name: team.name,
     description: team.description,
@@ -19,6 +19,7 @@ export function generateTeamScript(team: TeamSpec, baseUrl: string): string {
     global_max_turns: team.global_max_turns,
     global_timeout_seconds: team.global_timeout_seconds,
     shared_memory_namespace: team.shared_memory_namespace,
+    max_concurrent: team.max_concurrent ?? null,
   };
   const header = [
     '#!/usr/bin/env python3',
@@ -41,6 +42,8 @@ export function generateTeamScript(team: TeamSpec, baseUrl: string): string {
     '',
     `TEAM = json.loads(${JSON.stringify(JSON.stringify(embedded, null, 2))})`,
     `DEFAULT_BASE_URL = ${JSON.stringify(baseUrl)}`,
+    '# Replanning rounds after tasks fail: the server\'s platform.teams.max_replans when exported.',
+    `MAX_REPLANS = int(os.environ.get("SWITCHBOARD_MAX_REPLANS", "${maxReplans}"))`,
   ].join('\n');
   return `${header}\n${TEAM_PYTHON_CLIENT}\n${TEAM_PYTHON_RUN}`;
 }

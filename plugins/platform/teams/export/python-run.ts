@@ -18,6 +18,15 @@ Task {task_id}: {title}
 {description}
 {context}"""
 
+REPLAN_PROMPT = """Some tasks of the team failed. Plan replacement tasks for these workers: {workers}.
+Answer with a JSON array only (an empty array if nothing can be done), in the same task format; new tasks may depend on tasks that are done.
+
+Request:
+{message}
+
+Task board:
+{board}"""
+
 SYNTH_PROMPT = """Compose the final answer to the request from the task results.
 
 Request:
@@ -54,18 +63,25 @@ class Board:
         self.show("%s %s" % (task["id"], status))
 
 
-def extract_tasks(text):
-    """The first JSON array in the planner's answer, normalised to task records."""
+def extract_tasks(text, taken=()):
+    """The first JSON array in the planner's answer, normalised to task records; ids on the board stay unique."""
     start, end = text.find("["), text.rfind("]")
     if start < 0 or end <= start:
         raise ValueError("the planner did not answer a JSON task list: %r" % text[:200])
     raw = json.loads(text[start:end + 1])
     tasks = []
+    seen = set(taken)
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             continue
+        base_id = task_id = str(item.get("id") or "t%d" % (i + 1))
+        n = 1
+        while task_id in seen:
+            n += 1
+            task_id = "%s_%d" % (base_id, n)
+        seen.add(task_id)
         tasks.append({
-            "id": str(item.get("id") or "t%d" % (i + 1)),
+            "id": task_id,
             "title": str(item.get("title") or item.get("description") or "task %d" % (i + 1)),
             "description": str(item.get("description") or ""),
             "assigned_to": item.get("assigned_to"),
@@ -131,22 +147,24 @@ class Run:
         self.share(task, result)
         return result
 
-    def execute(self, tasks):
+    def execute(self, tasks, fresh):
         by_id = {t["id"]: t for t in tasks}
-        for t in tasks:
+        for t in fresh:
             if t["assigned_to"] not in TEAM["workers"]:
-                self.board.set(t, "failed", "assigned to unknown worker %r" % t["assigned_to"])
+                self.board.set(t, "failed", "assigned to unknown worker '%s' (workers: %s)" % (t["assigned_to"] or "", ", ".join(TEAM["workers"])))
             elif any(d not in by_id for d in t["depends_on"]):
-                self.board.set(t, "failed", "depends on an unknown task")
+                missing = [d for d in t["depends_on"] if d not in by_id]
+                self.board.set(t, "failed", "depends on unknown task %s" % ", ".join("'%s'" % m for m in missing))
         running = {}
-        with ThreadPoolExecutor(max_workers=max(1, len(TEAM["workers"]))) as pool:
+        with ThreadPoolExecutor(max_workers=TEAM.get("max_concurrent") or max(1, len(TEAM["workers"]))) as pool:
             while True:
                 for t in tasks:
                     if t["status"] != "pending":
                         continue
                     deps = [by_id[d] for d in t["depends_on"]]
-                    if any(d["status"] == "failed" for d in deps):
-                        self.board.set(t, "failed", "a dependency failed")
+                    failed = [d for d in deps if d["status"] == "failed"]
+                    if failed:
+                        self.board.set(t, "failed", "dependency '%s' failed" % failed[0]["id"])
                     elif all(d["status"] == "done" for d in deps):
                         if self.turns >= TEAM["global_max_turns"]:
                             self.board.set(t, "failed", "global_max_turns (%s) reached" % TEAM["global_max_turns"])
@@ -172,6 +190,10 @@ class Run:
             if t["status"] == "pending":
                 self.board.set(t, "failed", "dependencies can never complete (cycle)")
 
+    @staticmethod
+    def result_lines(tasks):
+        return "\n".join("%s %s [%s]: %s" % (t["id"], t["title"], t["status"], t["result"]) for t in tasks)
+
     def run(self):
         self.board.show("team %s started" % TEAM["name"])
         plan = self.chat(TEAM["planner"], PLAN_PROMPT.format(workers=", ".join(TEAM["workers"]), message=self.message),
@@ -180,9 +202,26 @@ class Run:
         self.board.tasks = tasks
         self.board.phase = "execution"
         self.board.show("%d tasks created" % len(tasks))
-        self.execute(tasks)
+        self.execute(tasks, tasks)
+        # Bounded replanning, as the server does: the planner sees the board with the failures.
+        replans = 0
+        while any(t["status"] == "failed" for t in tasks) and replans < MAX_REPLANS:
+            replans += 1
+            self.board.phase = "replanning"
+            plan = self.chat(TEAM["planner"], REPLAN_PROMPT.format(workers=", ".join(TEAM["workers"]), message=self.message,
+                                                                   board=self.result_lines(tasks)), "%s-planner" % self.run_id)
+            try:
+                fresh = extract_tasks(plan, [t["id"] for t in tasks])
+            except ValueError:
+                fresh = []
+            if not fresh:
+                break
+            tasks.extend(fresh)
+            self.board.phase = "execution"
+            self.board.show("%d tasks added" % len(fresh))
+            self.execute(tasks, fresh)
         self.board.phase = "synthesis"
-        results = "\n".join("%s %s [%s]: %s" % (t["id"], t["title"], t["status"], t["result"]) for t in tasks)
+        results = self.result_lines(tasks)
         response = self.chat(TEAM["synthesizer"], SYNTH_PROMPT.format(message=self.message, results=results),
                              "%s-synthesizer" % self.run_id)
         self.board.phase = "done"

@@ -14,9 +14,10 @@ export function toTasks(raw: PlannedTask[], taken: Set<string>): TaskRecord[] {
   const out: TaskRecord[] = [];
   raw.forEach((item, i) => {
     if (!item || typeof item !== 'object') return;
-    let id = item.id === undefined || item.id === null || item.id === '' ? `t${i + 1}` : String(item.id);
-    // A replan (or a planner repeating itself) must not overwrite a task on the board.
-    while (taken.has(id)) id = `${id}'`;
+    const base = item.id === undefined || item.id === null || item.id === '' ? `t${i + 1}` : String(item.id);
+    // A replan (or a planner repeating itself) must not overwrite a task on the board: `a`, `a_2`, `a_3`...
+    let id = base;
+    for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
     taken.add(id);
     const description = typeof item.description === 'string' ? item.description : '';
     out.push({
