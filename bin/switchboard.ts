@@ -1,7 +1,10 @@
 #!/usr/bin/env -S npx tsx
 import { parseArgs } from 'node:util';
 import { isSwitchboardError, StartupError } from '../core/errors.ts';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildApp } from '../plugins/app.ts';
+import { startBanner } from './start-banner.ts';
 
 const started = performance.now();
 const { values } = parseArgs({
@@ -30,10 +33,20 @@ if (values.surfaces) {
 }
 
 try {
+  const startedAt = Date.now();
   const app = await buildApp({ surfaces });
   const { port, host } = app.sb.settings;
+  // The generated keys are written while the plugins load; a file written since this start is new: say where
+  // it is (never its content), as the admin password's line does.
+  for (const f of ['encryption_key', 'secret_key']) {
+    const file = join(app.sb.settings.dataDir, f);
+    if (existsSync(file) && statSync(file).mtimeMs >= startedAt - 1000) {
+      app.log.warn({ file }, `Generated ${f.toUpperCase()}; it is in this file (mode 0600): keep it and back it up`);
+    }
+  }
   await app.listen({ port, host });
   app.log.info({ ready_ms: Math.round(performance.now() - started), surfaces: app.sb.settings.surfaces, store: app.sb.store.backend }, 'switchboard ready');
+  if (process.stdout.isTTY) process.stdout.write(startBanner(app));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       app.log.info({ signal: sig }, 'shutting down');

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
+import { StartupError } from '../../core/errors.ts';
 
 /** Header and body fields whose values must never reach a log line. */
 export const REDACT = [
@@ -59,13 +61,30 @@ export function serializeRequest(request: FastifyRequest) {
  * is written by the metrics hook instead (ops/metrics.ts), only when `info` is
  * enabled. Serializers are Fastify's usual three, with credentials masked.
  */
+/**
+ * `LOG_FORMAT`: `json` (pino's lines, for machines) or `pretty` (pino-pretty, for a person at a terminal);
+ * pretty by default when stdout is a TTY, JSON otherwise.
+ */
+export function logFormat(env: NodeJS.ProcessEnv = process.env, tty = Boolean(process.stdout.isTTY)): 'json' | 'pretty' {
+  const f = env.LOG_FORMAT?.trim().toLowerCase();
+  if (!f) return tty ? 'pretty' : 'json';
+  if (f === 'json' || f === 'pretty') return f;
+  throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid environment variable LOG_FORMAT: '${env.LOG_FORMAT}' is not one of json, pretty`);
+}
+
 export function createRootLogger(level: string, stream?: DestinationStream): Logger {
   const opts = {
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
     serializers: { req: serializeRequest, res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }), err: stdSerializers.err },
   };
-  return stream ? pino(opts, stream) : pino(opts);
+  if (stream) return pino(opts, stream);
+  if (logFormat() === 'pretty') {
+    // Loaded only when wanted; a synchronous stream in this thread, so the last lines before an exit are written.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
+    return pino(opts, pretty({ colorize: Boolean(process.stdout.isTTY), ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', sync: true }));
+  }
+  return pino(opts);
 }
 
 type Bindings = Record<string, unknown>;
