@@ -115,6 +115,19 @@ export class OwnerLedger {
     assertChange({ owner_id: await this.ownerOf(kind, provider, id) }, who, k.code, `${k.label} '${id}'`);
   }
 
+  /**
+   * Throws 403 unless the caller may draw on what the record holds (the API key
+   * or client secret of a credential provider, tokens for a workload): that is
+   * the owner's to use, like changing it, even where the record itself is readable by all.
+   */
+  async assertOwnerUse(kind: OwnedKind, provider: string, id: string, who: Principal): Promise<void> {
+    if (who.is_admin) return;
+    const k = OWNED_KINDS[kind];
+    const owner = await this.ownerOf(kind, provider, id);
+    if (owner !== undefined && owner === who.id) return;
+    throw forbidden(k.code, `Only the owner of ${lowerFirst(k.label)} '${id}'${owner === undefined ? ' (it has no recorded owner)' : ''} or an admin may use it; '${who.id}' is neither`);
+  }
+
   /** The records of a list the caller may read: all of them for catalog kinds and admins. */
   async visible<T>(kind: OwnedKind, provider: string, items: T[], idOf: (item: T) => string, who: Principal): Promise<T[]> {
     if (!OWNED_KINDS[kind].private || who.is_admin || items.length === 0) return items;

@@ -333,3 +333,33 @@ t.test('a create whose owner cannot be recorded is undone: 503, nothing stored',
   t.equal((await send(app, 'alice', creates[0][1])).statusCode, 201, 'the same create works once the store is back');
   t.equal((await send(app, 'bob', { method: 'DELETE', url: '/api/v1/tools/undone' })).statusCode, 403, 'and records its owner');
 });
+
+t.test("the secrets a credential provider holds and a workload's tokens are for the record's owner and admins", async (t) => {
+  // The real oidc identity provider: API keys and workload tokens need no call to its issuer, which is never reached.
+  const app = await makeApp(t, {
+    ...apiKeyUsers(USERS),
+    providers: { ...apiKeyUsers(USERS).providers, identity: { default: 'oidc', instances: { oidc: { type: 'oidc', options: { issuer: 'http://127.0.0.1:9' } } } } },
+  });
+  const post = (who: string, path: string, payload: unknown) => send(app, who, { method: 'POST', url: `/api/v1/identity${path}`, payload });
+  const SECRET = 'sk-alice-held-0123456789';
+  t.equal((await post('alice', '/workload-identities', { name: 'alice-agent' })).statusCode, 201);
+  t.equal((await post('alice', '/credential-providers', { name: 'alice-keys', provider_type: 'api_key', config: { api_key: SECRET } })).statusCode, 201);
+  t.equal((await post('bob', '/workload-identities', { name: 'bob-agent' })).statusCode, 201);
+  const bobToken = await post('bob', '/workload-token', { workload_name: 'bob-agent' });
+  t.equal(bobToken.statusCode, 200, 'the owner of a workload gets its token');
+
+  const stolenWorkload = await post('bob', '/workload-token', { workload_name: 'alice-agent' });
+  t.equal(stolenWorkload.statusCode, 403, "another user's workload token is refused");
+  t.equal(stolenWorkload.json().code, 'SB_ERR_IDENTITY_FORBIDDEN');
+  for (const path of ['/api-key', '/token']) {
+    const res = await post('bob', path, { credential_provider: 'alice-keys', workload_token: bobToken.json().workload_token });
+    t.equal(res.statusCode, 403, `${path}: another user's credential provider is refused`);
+    t.match(res.json(), { code: 'SB_ERR_IDENTITY_FORBIDDEN', detail: /Only the owner of credential provider 'alice-keys'/ });
+    t.notMatch(res.body, SECRET);
+  }
+
+  const aliceToken = (await post('alice', '/workload-token', { workload_name: 'alice-agent' })).json().workload_token;
+  t.same((await post('alice', '/api-key', { credential_provider: 'alice-keys', workload_token: aliceToken })).json(), { credential_provider: 'alice-keys', api_key: SECRET }, 'the owner gets the key');
+  t.equal((await post('root', '/api-key', { credential_provider: 'alice-keys', workload_token: aliceToken })).statusCode, 200, 'an admin may use it');
+  t.equal((await post('bob', '/api-key', { credential_provider: 'nobody-has-this', workload_token: aliceToken })).statusCode, 404, 'an unknown name is still the provider 404');
+});
