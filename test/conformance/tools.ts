@@ -1,4 +1,4 @@
-import type { Tool, ToolsProvider } from '../../core/primitives/tools.ts';
+import type { Tool, ToolCaller, ToolsProvider } from '../../core/primitives/tools.ts';
 import { caseRunner, type Runner, type SuiteOptions } from './kit.ts';
 
 export const TOOLS_CASES = {
@@ -8,6 +8,8 @@ export const TOOLS_CASES = {
   remove: 'delete removes a tool and reports unknown names',
   invoke: 'invoke runs a tool and returns {tool_name, result, status}',
   invokeFailure: 'a failing tool rejects',
+  invokeUnknown: 'invoking an unknown tool rejects with 404',
+  invokeDenied: 'a tool outside the caller\'s access rejects with 403',
   servers: 'register, list and get an MCP server',
   unsupported: 'capabilities declared false reject with 501',
 } as const;
@@ -17,7 +19,18 @@ export interface ToolsSuiteOptions extends SuiteOptions<ToolsProvider> {
    * What this provider can actually run, since that depends on its backend:
    * a tool to register, params for it, and a check of the result.
    */
-  invocable?: { tool: Tool; params: Record<string, unknown>; check: (t: Runner, result: unknown) => void; failing?: { tool: Tool; params: Record<string, unknown> } };
+  invocable?: {
+    tool: Tool;
+    params: Record<string, unknown>;
+    check: (t: Runner, result: unknown) => void;
+    failing?: { tool: Tool; params: Record<string, unknown> };
+    /** The tools come from the provider's backend (MCP servers), so the suite does not register them. */
+    backed?: boolean;
+  };
+  /** Who calls, for providers whose backend applies its own access rules (the registry). */
+  caller?: ToolCaller;
+  /** A tool the backend has but the caller's access does not grant: invoking it must reject with 403. */
+  deniedTool?: { name: string; params: Record<string, unknown> };
   /** The URL of an MCP server the provider can reach, for the servers case. */
   serverUrl?: string;
 }
@@ -64,8 +77,9 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
 
   await run(TOOLS_CASES.invoke, async (t, p) => {
     if (!opts.invocable) return void t.ok(false, 'the invoke case needs `invocable`: pass it or skip the case by name');
-    await p.register(opts.invocable.tool);
-    const out = await p.invoke(opts.invocable.tool.name, opts.invocable.params);
+    if (!opts.invocable.backed) await p.register(opts.invocable.tool);
+    t.equal((await p.get(opts.invocable.tool.name, opts.caller))?.name, opts.invocable.tool.name, 'the tool is found by its name');
+    const out = await p.invoke(opts.invocable.tool.name, opts.invocable.params, opts.caller);
     t.equal(out.tool_name, opts.invocable.tool.name);
     t.equal(out.status, 'success');
     opts.invocable.check(t, out.result);
@@ -74,18 +88,28 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
   await run(TOOLS_CASES.invokeFailure, async (t, p) => {
     const failing = opts.invocable?.failing;
     if (!failing) return void t.ok(false, 'the failure case needs `invocable.failing`: pass it or skip the case by name');
-    await p.register(failing.tool);
-    await t.rejects(p.invoke(failing.tool.name, failing.params));
+    if (!opts.invocable?.backed) await p.register(failing.tool);
+    await t.rejects(p.invoke(failing.tool.name, failing.params, opts.caller));
+  });
+
+  await run(TOOLS_CASES.invokeUnknown, async (t, p) => {
+    await t.rejects(p.invoke('nosuchserver__nosuchtool', {}, opts.caller), { statusCode: 404 });
+  });
+
+  await run(TOOLS_CASES.invokeDenied, async (t, p) => {
+    if (!opts.deniedTool) return void t.ok(false, 'the denied case needs `deniedTool`: pass it or skip the case by name');
+    await t.rejects(p.invoke(opts.deniedTool.name, opts.deniedTool.params, opts.caller), { statusCode: 403 });
   });
 
   await run(TOOLS_CASES.servers, async (t, p) => {
     const url = opts.serverUrl ?? 'http://127.0.0.1:9/mcp';
-    const s = await p.registerServer({ name: 'conf-server', url, config: { timeout: 5 } });
+    const s = await p.registerServer({ name: 'conf-server', url, config: { timeout: 5 } }, opts.caller);
     t.match(s, { name: 'conf-server', url, config: { timeout: 5 } });
     t.ok(['healthy', 'unhealthy', 'unknown'].includes(s.health), 'health is one of the known states');
-    t.same((await p.listServers()).map((x) => x.name), ['conf-server']);
-    t.equal((await p.getServer('conf-server'))?.url, url);
-    t.equal(await p.getServer('nope'), undefined);
+    // A backed provider may hold other servers already (its configured ones).
+    t.ok((await p.listServers(opts.caller)).some((x) => x.name === 'conf-server'), 'the server is listed');
+    t.equal((await p.getServer('conf-server', opts.caller))?.url, url);
+    t.equal(await p.getServer('nope', opts.caller), undefined);
   });
 
   await run(TOOLS_CASES.unsupported, async (t, p) => {
