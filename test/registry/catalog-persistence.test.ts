@@ -15,7 +15,7 @@ t.test('SQLite under DATA_DIR: everything survives a restart, credentials stay r
   const a = await makeApp(t, {}, { store: first, env: { DATA_DIR: dataDir } });
   const admin = await asUser(a, ['mcp-registry-admin'], 'alice');
   t.equal((await a.inject({ method: 'POST', url: '/api/servers/register', headers: { ...FORM, ...admin }, payload: form({ name: 'Weather', description: 'd', path: '/weather', proxy_pass_url: 'http://127.0.0.1:9/', auth_scheme: 'bearer', auth_credential: SECRET, version: 'v1' }) })).statusCode, 201);
-  await a.inject({ method: 'POST', url: '/api/servers/register', headers: { ...FORM, ...admin }, payload: form({ name: 'Weather', description: 'd2', path: '/weather', proxy_pass_url: 'http://127.0.0.1:9/', version: 'v2', auth_scheme: 'bearer', auth_credential: SECRET }) });
+  await a.inject({ method: 'POST', url: '/api/servers/register', headers: { ...FORM, ...admin }, payload: form({ name: 'Weather', description: 'd2', path: '/weather', proxy_pass_url: 'http://127.0.0.1:9/', version: 'v2', set_as_default: 'true', auth_scheme: 'bearer', auth_credential: SECRET }) });
   await a.inject({ method: 'POST', url: '/api/servers/toggle', headers: { ...FORM, ...admin }, payload: form({ path: '/weather', new_state: 'false' }) });
   await a.inject({ method: 'POST', url: '/api/servers/weather/rating', headers: admin, payload: { rating: 4 } });
   await a.inject({ method: 'POST', url: '/api/servers/groups/add', headers: { ...FORM, ...admin }, payload: form({ server_name: 'weather', group_names: 'finance' }) });

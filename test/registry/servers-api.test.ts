@@ -62,21 +62,34 @@ t.test('register: 201 summary, 409 on duplicates, 403/401 denials, 400/422 bad i
   }
 });
 
-t.test('versions: a new version is added and becomes latest; a duplicate is 409', async (t) => {
+t.test('versions: a new version is listed (latest) but served only with set_as_default; a duplicate is 409', async (t) => {
   const { app, admin, ops, reader, register } = await setup(t);
   t.equal((await register(admin, { ...weather, version: 'v1.0.0' })).statusCode, 201);
   t.equal((await register(admin, { ...weather, version: 'v1.0.0' })).statusCode, 409, 'same version again');
   await app.inject({ method: 'POST', url: '/api/servers/groups/add', headers: { ...FORM, ...admin }, payload: form({ server_name: 'weather', group_names: 'keep-me' }) });
-  const v2 = await register(admin, { ...weather, version: 'v2.0.0', status: 'beta', description: 'v2' });
+  const stable = catalogOf(app).servers.get('/weather')!;
+  // A beta registered over the stable release (the reference CLI's flow) must not take over the endpoint.
+  const beta = await register(admin, { ...weather, version: 'v0.9.0-beta', status: 'beta', description: 'beta', proxy_pass_url: 'http://127.0.0.1:9/beta' });
+  t.equal(beta.statusCode, 201, beta.body);
+  t.match(catalogOf(app).servers.get('/weather'), { version: 'v1.0.0', description: stable.description, status: 'active', proxy_pass_url: stable.proxy_pass_url, groups: ['keep-me'] }, 'the default version is still served');
+  const listed = async () => (await app.inject({ url: '/api/servers/weather/versions', headers: reader })).json().map((v: { version: string; is_latest: boolean; is_default: boolean }) => [v.version, v.is_latest, v.is_default]);
+  t.same(await listed(), [['v1.0.0', false, true], ['v0.9.0-beta', true, false]]);
+
+  const v2 = await register(admin, { ...weather, version: 'v2.0.0', status: 'beta', description: 'v2', set_as_default: 'true' });
   t.equal(v2.statusCode, 201, v2.body);
-  t.match(catalogOf(app).servers.get('/weather'), { description: 'v2', status: 'beta', groups: ['keep-me'], tags: [] }, 'a new version keeps what it does not change');
-  const versions = await app.inject({ url: '/api/servers/weather/versions', headers: reader });
-  t.same(versions.json().map((v: { version: string; is_latest: boolean }) => [v.version, v.is_latest]), [['v1.0.0', false], ['v2.0.0', true]]);
-  const add = (headers: Record<string, string>, version: string) => app.inject({ method: 'POST', url: '/api/servers/weather/versions', headers, payload: { version } });
-  t.equal((await add(ops, 'v3.0.0')).statusCode, 201);
-  t.equal((await add(ops, 'v3.0.0')).statusCode, 409);
-  t.equal((await add(reader, 'v4.0.0')).statusCode, 403);
-  t.equal((await app.inject({ url: '/api/servers/weather', headers: reader })).json().version, 'v3.0.0');
+  t.match(catalogOf(app).servers.get('/weather'), { version: 'v2.0.0', description: 'v2', status: 'beta', groups: ['keep-me'], tags: [] }, 'set_as_default serves it; it keeps what it does not change');
+  t.same(await listed(), [['v1.0.0', false, false], ['v0.9.0-beta', false, false], ['v2.0.0', true, true]]);
+
+  const add = (headers: Record<string, string>, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/servers/weather/versions', headers, payload });
+  t.equal((await add(ops, { version: 'v3.0.0' })).statusCode, 201);
+  t.equal((await add(ops, { version: 'v3.0.0' })).statusCode, 409);
+  t.equal((await add(reader, { version: 'v4.0.0' })).statusCode, 403);
+  t.equal((await app.inject({ url: '/api/servers/weather', headers: reader })).json().version, 'v2.0.0', 'an added version is not served without set_as_default');
+  const switched = await add(ops, { version: 'v0.9.0-beta', set_as_default: true });
+  t.equal(switched.statusCode, 201, switched.body);
+  t.match(catalogOf(app).servers.get('/weather'), { version: 'v0.9.0-beta', proxy_pass_url: 'http://127.0.0.1:9/beta', status: 'beta' }, 'set_as_default on a listed version serves it, endpoint included');
+  t.equal((await add(ops, { version: 'v4.0.0', set_as_default: true })).statusCode, 201);
+  t.equal((await app.inject({ url: '/api/servers/weather', headers: reader })).json().version, 'v4.0.0');
 });
 
 t.test('read: visibility, proxy_pass_url by deployment mode, 404 and 403', async (t) => {

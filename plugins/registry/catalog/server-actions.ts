@@ -5,7 +5,7 @@ import type { UserContext } from '../auth/context.ts';
 import { requireCan, requireCredentialRight, requireUser, serverVisible } from './access.ts';
 import { touchesCredential } from './credentials.ts';
 import type { ServerRecord } from './records.ts';
-import { parseServerFields, type ServerBodyT, type ServerFields } from './server-input.ts';
+import { parseBool, parseServerFields, type ServerBodyT, type ServerFields } from './server-input.ts';
 import type { RegisterOptions } from './servers.ts';
 
 /** The registration and lookup steps every endpoint family shares (programmatic, UI, internal, older unprefixed). */
@@ -37,7 +37,7 @@ export async function registerServer(
     { ...fields, path, server_name: fields.server_name!, proxy_pass_url: fields.proxy_pass_url! },
     body,
     user,
-    opts,
+    { ...opts, setAsDefault: opts.setAsDefault ?? parseBool(body.set_as_default, 'set_as_default') },
   );
   return { record, created, scan: scan.summary };
 }

@@ -30,7 +30,8 @@ export const ServerBody = Type.Object(
     auth_credential: Type.Optional(Type.String({ description: 'Write-only; encrypted before storage; never returned' })),
     auth_header_name: Type.Optional(Type.String()),
     tool_list_json: Type.Optional(JsonValue),
-    supported_transports: Type.Optional(JsonValue),
+    supported_transports: Type.Optional(Type.Unknown({ description: 'streamable-http, sse, ...: one value, comma-separated text, a JSON list, or repeated form keys' })),
+    set_as_default: Type.Optional(Scalar),
     headers: Type.Optional(JsonValue),
     mcp_endpoint: Type.Optional(Type.String()),
     sse_endpoint: Type.Optional(Type.String()),
@@ -73,6 +74,35 @@ function parseJson(v: unknown, field: string): unknown {
   } catch {
     throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `${field} must be valid JSON`);
   }
+}
+
+const TRANSPORT = /^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$/;
+
+/**
+ * supported_transports as clients send it: the reference CLI's configs give a
+ * single value (`streamable-http`) or comma-separated text in a form field,
+ * others a JSON list as text or repeated form keys, JSON bodies a list.
+ */
+export function parseTransports(v: unknown): string[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const items = (Array.isArray(v) ? v : [v]).flatMap((item): unknown[] => {
+    if (typeof item !== 'string') return [item];
+    const text = item.trim();
+    if (!text.startsWith('[')) return text.split(',');
+    const parsed = parseJson(text, 'supported_transports');
+    return Array.isArray(parsed) ? parsed : [parsed];
+  });
+  const out: string[] = [];
+  for (const item of items) {
+    const name = typeof item === 'string' ? item.trim() : undefined;
+    if (name === '') continue;
+    if (name === undefined || !TRANSPORT.test(name)) {
+      throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `supported_transports holds transport names such as streamable-http or sse (one, comma-separated, or a JSON list), not ${JSON.stringify(item)}`);
+    }
+    if (!out.includes(name)) out.push(name);
+  }
+  if (out.length === 0) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'supported_transports names no transport; send e.g. streamable-http');
+  return out;
 }
 
 export function parseTags(v: unknown): string[] | undefined {
@@ -154,11 +184,8 @@ export function parseServerFields(body: ServerBodyT, required: Array<'name' | 'd
   }
   const tl = tools(body.tool_list_json);
   if (tl) out.tool_list_json = tl;
-  const st = parseJson(body.supported_transports, 'supported_transports');
-  if (st !== undefined) {
-    if (!Array.isArray(st) || st.some((x) => typeof x !== 'string')) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'supported_transports must be a JSON array of strings, e.g. ["streamable-http"]');
-    out.supported_transports = st as string[];
-  }
+  const st = parseTransports(body.supported_transports);
+  if (st !== undefined) out.supported_transports = st;
   const hd = parseJson(body.headers, 'headers');
   if (hd !== undefined) {
     if (typeof hd !== 'object' || Array.isArray(hd) || hd === null || Object.values(hd).some((x) => typeof x !== 'string')) {

@@ -92,7 +92,8 @@ export function serverSummaryJson(s: ServerRecord): string {
 
 export function versionsOf(s: ServerRecord) {
   const last = s.versions.length - 1;
-  return s.versions.map((v, i) => ({ version: v.version, status: v.status, registered_at: v.registered_at, is_latest: i === last }));
+  // is_default: the version served (endpoint and fields); a newer one registered without set_as_default is only listed.
+  return s.versions.map((v, i) => ({ version: v.version, status: v.status, registered_at: v.registered_at, is_latest: i === last, is_default: v.version === s.version }));
 }
 
 export function serverDetail(s: ServerRecord, opts: { showBackend: boolean; stars?: number }) {

@@ -49,8 +49,9 @@ const VersionBody = Type.Object({
   proxy_pass_url: Type.Optional(Type.String()),
   status: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
+  set_as_default: Type.Optional(Type.Boolean({ description: 'Serve this version (endpoint and fields); default false: the version is only listed' })),
 });
-const VersionItem = Type.Object({ version: Type.String(), status: Type.String(), registered_at: Type.String(), is_latest: Type.Boolean() });
+const VersionItem = Type.Object({ version: Type.String(), status: Type.String(), registered_at: Type.String(), is_latest: Type.Boolean(), is_default: Type.Boolean() });
 
 export default async function serversApi(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -185,18 +186,27 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
   }, async (request) => versionsOf(visibleServer(catalog, currentUser(request), pathParam(request.params.server))));
 
   app.post('/api/servers/:server/versions', {
-    schema: { tags, summary: 'Add a version (it becomes latest); 409 when the version exists; needs modify_service', params: ServerParam, body: VersionBody, response: { 201: Type.Array(VersionItem), ...ErrorResponses } },
+    schema: { tags, summary: 'Add a version (served only with set_as_default, which also switches to a listed version); 409 when the version exists; needs modify_service', params: ServerParam, body: VersionBody, response: { 201: Type.Array(VersionItem), ...ErrorResponses } },
   }, async (request, reply) => {
     const user = currentUser(request);
     const path = pathParam(request.params.server);
     const s = catalog.servers.require(path);
     requireCan(user, 'modify_service', path);
-    if (s.versions.some((v) => v.version === request.body.version)) {
-      throw new SwitchboardError(409, 'SB_ERR_REGISTRY_VERSION_EXISTS', `Server ${path} already has version ${request.body.version}`);
+    const { version, set_as_default } = request.body;
+    if (s.versions.some((v) => v.version === version)) {
+      if (!set_as_default || Object.keys(request.body).some((k) => !['version', 'set_as_default'].includes(k))) {
+        throw new SwitchboardError(409, 'SB_ERR_REGISTRY_VERSION_EXISTS', `Server ${path} already has version ${version} (send only version and set_as_default: true to serve it)`);
+      }
+      const switched = await catalog.servers.setDefaultVersion(path, version);
+      return reply.status(201).send(versionsOf(switched!));
     }
     const fields = parseServerFields(request.body as ServerBodyT);
     await refuseBlockedBackends(catalog, fields);
-    const next = await catalog.servers.update(path, { ...fields, version: request.body.version }, undefined, user, 'POST /api/servers/{path}/versions');
+    if (!set_as_default) {
+      const listed = await catalog.servers.addVersion(path, { version, status: fields.status ?? 'active', proxy_pass_url: fields.proxy_pass_url ?? s.proxy_pass_url });
+      return reply.status(201).send(versionsOf(listed));
+    }
+    const next = await catalog.servers.update(path, { ...fields, version }, undefined, user, 'POST /api/servers/{path}/versions');
     return reply.status(201).send(versionsOf(next));
   });
 

@@ -15,6 +15,8 @@ export interface RegisterOptions {
   existsStatus?: 400 | 409;
   /** Endpoint name recorded in the credential audit. */
   via: string;
+  /** A new version of a known server becomes the served one only when asked (set_as_default). */
+  setAsDefault?: boolean;
 }
 
 export interface HealthUpdate {
@@ -75,6 +77,17 @@ export class ServerRepository {
           throw new SwitchboardError(dupVersion ? 409 : (opts.existsStatus ?? 409), 'SB_ERR_REGISTRY_SERVER_EXISTS', detail);
         }
       }
+      if (existing && !opts.overwrite && version !== undefined && !opts.setAsDefault) {
+        // Registering a new version (a beta beside a stable release) lists it without serving it:
+        // endpoint, credential and fields stay those of the default version until set_as_default.
+        const listed: ServerRecord = {
+          ...existing,
+          versions: [...existing.versions, { version, status: fields.status ?? 'active', proxy_pass_url: fields.proxy_pass_url, registered_at: now }],
+          updated_at: now,
+        };
+        await this.index.set(listed.path, listed);
+        return { record: listed, created: false, scan: this.lastScan.get(listed.path) ?? { blocked: false } };
+      }
       // A new version or an overwrite that does not resend the credential keeps the stored one.
       const credential = applyCredential(cred, existing, this.fernet);
       const keepVersions = existing && !opts.overwrite ? existing.versions : [];
@@ -118,6 +131,29 @@ export class ServerRepository {
         await this.audit.record({ username: user.username, path: record.path, auth_scheme: record.auth_scheme, auth_header_name: record.auth_header_name, via: opts.via, cleared: record.auth_scheme === 'none' });
       }
       return { record, created: !existing, scan: verdict };
+    });
+  }
+
+  /** Make a listed version the served one: its endpoint and status become the server's. */
+  async setDefaultVersion(path: string, version: string): Promise<ServerRecord | undefined> {
+    return this.index.lock(path, async () => {
+      const existing = this.require(path);
+      const v = existing.versions.find((x) => x.version === version);
+      if (!v) return undefined;
+      const record: ServerRecord = { ...existing, version: v.version, proxy_pass_url: v.proxy_pass_url, status: v.status, updated_at: new Date().toISOString() };
+      await this.index.set(path, record);
+      return record;
+    });
+  }
+
+  /** A version listed beside the default one, not served until made default. */
+  async addVersion(path: string, entry: { version: string; status: ServerRecord['status']; proxy_pass_url: string }): Promise<ServerRecord> {
+    return this.index.lock(path, async () => {
+      const existing = this.require(path);
+      const now = new Date().toISOString();
+      const record: ServerRecord = { ...existing, versions: [...existing.versions, { ...entry, registered_at: now }], updated_at: now };
+      await this.index.set(path, record);
+      return record;
     });
   }
 
