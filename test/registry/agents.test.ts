@@ -35,7 +35,12 @@ t.test('register, list, get, update, toggle, delete with ownership and permissio
   t.equal((await reg({}, card('nope', []))).statusCode, 401);
   t.equal((await reg(pat, { description: 'no name' })).statusCode, 422);
   t.equal((await reg(pat, card('bad-url', [], { url: 'ftp://x' }))).statusCode, 400);
-  t.equal((await reg(pat, card('trusty', [], { trust_level: 'trusted' }))).statusCode, 403, 'only admins set trust');
+  const selfTrusted = await reg(pat, card('trusty', [], { trust_level: 'trusted', trustLevel: 'trusted', isEnabled: false }));
+  t.equal(selfTrusted.statusCode, 201, 'a card carrying server fields registers');
+  const trusty = (await app.inject({ url: '/api/agents/trusty', headers: pat })).json();
+  t.match(trusty, { trust_level: 'unverified', is_enabled: true }, 'registration never sets trust or enabled state');
+  t.notOk('trustLevel' in trusty || 'isEnabled' in trusty || 'trustLevel' in trusty.metadata, 'camelCase twins of server fields are not echoed');
+  t.equal((await app.inject({ method: 'DELETE', url: '/api/agents/trusty', headers: pat })).statusCode, 204);
   t.equal((await reg(admin, card('Secret Agent', ['spy'], { visibility: 'private' }))).json().agent.path, '/secret-agent', 'path from the name');
   await reg(quinn, card('translator', [{ name: 'translate' }], { visibility: 'internal' }));
 
@@ -50,7 +55,7 @@ t.test('register, list, get, update, toggle, delete with ownership and permissio
 
   const got = await app.inject({ url: '/api/agents/code-reviewer', headers: narrow });
   t.equal(got.statusCode, 200);
-  t.match(got.json(), { name: 'code-reviewer', path: '/code-reviewer', version: '1.2.0', skills: [{ name: 'review code', description: 'Reviews' }, { name: 'lint' }], is_enabled: true, capabilities: { streaming: true }, security_schemes: { bearer: { type: 'bearer' } } });
+  t.match(got.json(), { name: 'code-reviewer', path: '/code-reviewer', version: '1.2.0', skills: [{ name: 'review code', description: 'Reviews' }, { name: 'lint' }], is_enabled: true, metadata: { capabilities: { streaming: true } }, security_schemes: { bearer: { type: 'bearer' } } });
   t.equal((await app.inject({ url: '/api/agents/translator', headers: narrow })).statusCode, 403);
   t.equal((await app.inject({ url: '/api/agents/secret-agent', headers: reader })).statusCode, 403);
   t.equal((await app.inject({ url: '/api/agents/none', headers: reader })).statusCode, 404);
@@ -81,9 +86,14 @@ t.test('register, list, get, update, toggle, delete with ownership and permissio
 t.test('discovery by skills: 0.6 skills + 0.2 tags + 0.2 trust; limits and 400', async (t) => {
   const { app, admin, reader } = await setup(t);
   const reg = (body: object) => app.inject({ method: 'POST', url: '/api/agents/register', headers: admin, payload: body });
-  await reg(card('a', [{ name: 'translate' }, { name: 'summarize' }], { tags: 'nlp', trust_level: 'trusted' }));
-  await reg(card('b', [{ name: 'Translate' }], { tags: 'nlp', trust_level: 'community' }));
-  await reg(card('c', [{ name: 'summarize', id: 'sum' }], { trust_level: 'verified' }));
+  // Trust is the registry's to give: an admin sets it after registration.
+  const trusted = async (body: { name: string }, trust_level: string) => {
+    await reg(body);
+    await app.inject({ method: 'PUT', url: `/api/agents/${body.name}`, headers: admin, payload: { ...body, trust_level } });
+  };
+  await trusted(card('a', [{ name: 'translate' }, { name: 'summarize' }], { tags: 'nlp' }), 'trusted');
+  await trusted(card('b', [{ name: 'Translate' }], { tags: 'nlp' }), 'community');
+  await trusted(card('c', [{ name: 'summarize', id: 'sum' }]), 'verified');
   await reg(card('d', [{ name: 'cook' }]));
   await reg(card('e', [{ name: 'translate' }], { visibility: 'private' }));
   await reg(card('f', [{ name: 'translate' }]));

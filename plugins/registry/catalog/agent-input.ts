@@ -33,13 +33,39 @@ export const AgentBody = Type.Object(
     visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('internal')])),
     license: Type.Optional(Type.String()),
     trust_level: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('community'), Type.Literal('verified'), Type.Literal('trusted')])),
-    is_enabled: Type.Optional(Type.Boolean()),
+    is_enabled: Type.Optional(Type.Boolean({ description: 'Ignored: enabled state changes only through toggle' })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Extension data; unknown card fields are kept here too' })),
   },
   { additionalProperties: true },
 );
 export type AgentBodyT = Record<string, unknown> & { name: string };
 
 const KNOWN = new Set(Object.keys(AgentBody.properties));
+
+/** A2A camelCase spellings of client-settable fields, taken as their spec names. */
+const CAMEL_ALIASES: Record<string, string> = { protocolVersion: 'protocol_version', securitySchemes: 'security_schemes' };
+
+/**
+ * Fields the registry owns, in every spelling a client might send. They are
+ * never taken from a card nor echoed from one: a client reading camelCase must
+ * not find a self-asserted `trustLevel` beside the server's `trust_level`.
+ */
+const SERVER_CONTROLLED = new Set([
+  'id', 'trust_level', 'trustLevel', 'is_enabled', 'isEnabled', 'enabled', 'num_skills', 'numSkills',
+  'registered_by', 'registeredBy', 'registered_at', 'registeredAt', 'updated_at', 'updatedAt',
+  'health_status', 'healthStatus', 'security_status', 'securityStatus', 'rating', 'num_stars', 'numStars',
+]);
+
+/** Unknown card fields (and an explicit `metadata` object): kept, but only under `metadata` in answers. */
+function extensionData(body: Record<string, unknown>): Record<string, unknown> {
+  const given = body.metadata && typeof body.metadata === 'object' && !Array.isArray(body.metadata) ? (body.metadata as Record<string, unknown>) : {};
+  const unknown = Object.entries(body).filter(([k]) => k !== 'metadata' && !KNOWN.has(k) && !(k in CAMEL_ALIASES) && !SERVER_CONTROLLED.has(k));
+  return withoutServerFields({ ...given, ...Object.fromEntries(unknown) });
+}
+
+function withoutServerFields(extra: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(extra).filter(([k]) => !SERVER_CONTROLLED.has(k)));
+}
 const RESERVED = new Set(['register', 'discover']);
 
 export function normalizeAgentPath(raw: string): string {
@@ -84,13 +110,14 @@ export function buildAgent(body: AgentBodyT, user: UserContext, existing?: Agent
       throw badRequest('SB_ERR_REGISTRY_INVALID_URL', `url must be an absolute http(s) URL, not '${body.url}'`);
     }
   }
-  const trust = (body.trust_level as TrustLevel | undefined) ?? existing?.trust_level ?? 'unverified';
+  // Registration never takes a trust level (issue 14): a new card is unverified until an admin changes it with PUT.
+  const trust = (existing ? (body.trust_level as TrustLevel | undefined) : undefined) ?? existing?.trust_level ?? 'unverified';
   if (trust !== (existing?.trust_level ?? 'unverified') && !isAdmin(user)) {
     throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', 'Only administrators may set trust_level');
   }
   if (!(trust in TRUST_WEIGHT)) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `Unknown trust_level ${trust}`);
   const provider = typeof body.provider === 'string' ? body.provider : (body.provider as { organization?: string } | undefined)?.organization;
-  const extra = Object.fromEntries(Object.entries(body).filter(([k]) => !KNOWN.has(k)));
+  const extra = extensionData(body);
   const now = new Date().toISOString();
   return {
     id: existing?.id ?? randomUUID(),
@@ -100,7 +127,7 @@ export function buildAgent(body: AgentBodyT, user: UserContext, existing?: Agent
     url,
     version: typeof body.version === 'string' && body.version ? body.version : '1.0.0',
     provider,
-    protocol_version: typeof body.protocol_version === 'string' ? body.protocol_version : undefined,
+    protocol_version: typeof (body.protocol_version ?? body.protocolVersion) === 'string' ? String(body.protocol_version ?? body.protocolVersion) : undefined,
     security_schemes: ((body.security_schemes ?? body.securitySchemes) as Record<string, SecurityScheme> | undefined) ?? {},
     skills: skills(body.skills),
     tags: parseTags(body.tags) ?? [],
@@ -115,9 +142,10 @@ export function buildAgent(body: AgentBodyT, user: UserContext, existing?: Agent
   };
 }
 
+/** The card in the spec's field names; extension data only under `metadata` (records stored before issue 14 included). */
 export function agentCard(a: AgentRecord) {
   return {
-    ...a.extra,
+    metadata: withoutServerFields(a.extra ?? {}),
     id: a.id,
     name: a.name,
     path: a.path,

@@ -27,8 +27,9 @@ export const AgentCardSchema = Type.Object(
     registered_by: Type.String(),
     registered_at: Type.String(),
     updated_at: Type.String(),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Card fields the registry does not know (A2A extensions), kept apart from its own' }),
   },
-  { additionalProperties: true },
+  { additionalProperties: false },
 );
 
 export const AgentListItem = Type.Object({
