@@ -176,12 +176,16 @@ t.test('store faults: frozen, killed, restarted empty', async (t) => {
     // The Basic admin registering the fixtures again is itself the check that it is still admin.
     const until = Date.now() + RECOVERY_DEADLINE_MS;
     let server: LightMyRequestResponse | undefined;
+    const attempts: string[] = [];
     while (Date.now() < until) {
       server = await app.inject({ method: 'POST', url: '/api/servers/register', headers: basic, payload: { server_name: 'FZ', description: 'fault test', path: '/fz', proxy_pass_url: 'http://127.0.0.1:9' } });
-      if (server.statusCode === 201) break;
+      attempts.push(`${server.statusCode} ${server.body.slice(0, 160)}`);
+      // 409: an earlier attempt, answered while the client reconnected, stored the record after all.
+      if (server.statusCode === 201 || server.statusCode === 409) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    t.equal(server?.statusCode, 201, `the Basic admin registers again once Redis is back: ${server?.body}`);
+    t.ok(server?.statusCode === 201 || server?.statusCode === 409, `the Basic admin registers again once Redis is back (not 403): ${attempts.join(' | ')}`);
+    if (server?.statusCode === 409) t.comment(`register attempts after the restart: ${attempts.join(' | ')}`);
     const agent = await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'helper', model: 'noop' } });
     t.equal(agent.statusCode, 201, `the agent fixture again: ${agent.body}`);
     await app.inject({ method: 'POST', url: '/api/v1/memory/faults', headers: keyvMemory, payload: { key: 'fixed', content: 'kept' } });
