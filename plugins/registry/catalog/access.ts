@@ -59,6 +59,16 @@ export function requireCredentialRight(user: UserContext, path: string): void {
   }
 }
 
+/**
+ * May the caller read the values of a server's custom headers? They often carry
+ * keys (X-API-Key), so they are shown like the credential is: to callers who
+ * could set them (register_service or modify_service on the server), masked
+ * for everyone else.
+ */
+export function mayReadHeaders(user: UserContext | undefined, path: string): boolean {
+  return !!user && (can(user, 'register_service', path) || can(user, 'modify_service', path));
+}
+
 /** /api/internal/* answers only HTTP Basic with the local admin's credentials: one check (and one 401) for the whole family. */
 export { requireBasicAdmin };
 

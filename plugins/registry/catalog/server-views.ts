@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { mask } from '../../platform/credentials/attributes.ts';
 import type { ServerRecord } from './records.ts';
 
 /**
@@ -96,7 +97,14 @@ export function versionsOf(s: ServerRecord) {
   return s.versions.map((v, i) => ({ version: v.version, status: v.status, registered_at: v.registered_at, is_latest: i === last, is_default: v.version === s.version }));
 }
 
-export function serverDetail(s: ServerRecord, opts: { showBackend: boolean; stars?: number }) {
+/** Header names with their values masked (only the last 4 characters of long values show), as credential values are. */
+function maskedHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, mask(v)]));
+}
+
+/** `revealHeaders`: custom header values in clear (callers who may change them, catalog/access.ts mayReadHeaders); masked otherwise. */
+export function serverDetail(s: ServerRecord, opts: { showBackend: boolean; stars?: number; revealHeaders?: boolean }) {
   return {
     id: s.id,
     path: s.path,
@@ -114,7 +122,7 @@ export function serverDetail(s: ServerRecord, opts: { showBackend: boolean; star
     auth_header_name: s.auth_header_name,
     auth_credential_encrypted: s.auth_credential_encrypted,
     supported_transports: s.supported_transports,
-    headers: s.headers,
+    headers: opts.revealHeaders ? s.headers : maskedHeaders(s.headers),
     mcp_endpoint: opts.showBackend ? s.mcp_endpoint : undefined,
     sse_endpoint: opts.showBackend ? s.sse_endpoint : undefined,
     version: s.version,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest, forbidden, SwitchboardError } from '../../../core/errors.ts';
-import { can, isAdmin, requireCan, requireCredentialRight } from './access.ts';
+import { can, isAdmin, mayReadHeaders, requireCan, requireCredentialRight } from './access.ts';
 import { showBackend } from './context.ts';
 import { RatingBody, RatingView } from './ratings.ts';
 import { currentUser, pathParam, refuseBlockedBackends, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
@@ -110,7 +110,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
       return reply.code(405).header('allow', 'POST').send({ detail: 'GET is not allowed on /api/servers/register; use POST to register a server', code: 'SB_ERR_METHOD_NOT_ALLOWED' } as never);
     }
     const s = visibleServer(catalog, user, pathParam(request.params.server));
-    return serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`) });
+    return serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`), revealHeaders: mayReadHeaders(user, s.path) });
   });
 
   app.put('/api/servers/:server', {
@@ -127,7 +127,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
     if (credTouched) requireCredentialRight(user, path);
     await refuseBlockedBackends(catalog, fields);
     const s = await catalog.servers.update(path, fields, credTouched ? body : undefined, user, 'PUT /api/servers/{path}');
-    return serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`) });
+    return serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`), revealHeaders: mayReadHeaders(user, s.path) });
   });
 
   const setCredential = (via: string) => async (request: FastifyRequest<{ Params: { server: string }; Body: { auth_scheme: string; auth_credential?: string; auth_header_name?: string } }>) => {

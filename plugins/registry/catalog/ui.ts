@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../../../core/errors.ts';
-import { requireCan, requireCredentialRight } from './access.ts';
+import { mayReadHeaders, requireCan, requireCredentialRight } from './access.ts';
 import { showBackend } from './context.ts';
 import { dashboardHtml, editFormHtml, sessionCsrf } from './html.ts';
 import { currentUser, pathParam, refuseBlockedBackends, registerServer, registrationSummary, visibleServer } from './server-actions.ts';
@@ -103,7 +103,7 @@ export default async function uiRoutes(fastify: FastifyInstance): Promise<void> 
   }, async (request) => {
     const user = currentUser(request);
     const show = showBackend(catalog, user);
-    const view = (s: ServerRecord) => serverDetail(s, { showBackend: show, stars: catalog.ratings.average(`server:${s.path}`) });
+    const view = (s: ServerRecord) => serverDetail(s, { showBackend: show, stars: catalog.ratings.average(`server:${s.path}`), revealHeaders: mayReadHeaders(user, s.path) });
     if (request.params.server === 'all') return Object.fromEntries(visibleServers(catalog, user).map((s) => [s.path, view(s)]));
     return view(visibleServer(catalog, user, pathParam(request.params.server)));
   });

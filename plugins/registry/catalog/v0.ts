@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../../../core/errors.ts';
 import type { UserContext } from '../auth/context.ts';
-import { serverVisible } from './access.ts';
+import { mayReadHeaders, serverVisible } from './access.ts';
 import { showBackend, type Catalog } from './context.ts';
 import type { ServerRecord } from './records.ts';
 import { SECURITY_PENDING } from './scan.ts';
@@ -133,7 +133,7 @@ export default async function v0Routes(fastify: FastifyInstance): Promise<void> 
       version: v.version,
       status: v.status,
       is_latest: idx === s.versions.length - 1,
-      details: serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`) }),
+      details: serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`), revealHeaders: mayReadHeaders(user, s.path) }),
     };
   });
 }
