@@ -90,6 +90,33 @@ ${markdown()}
 ${failures.length ? `\nFailed bench modules:\n\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}${notes}`,
   );
   console.log('bench/RESULTS.md rewritten');
+} else if (rows.length && !failures.length) {
+  mergeIntoResults(join(DIR, 'RESULTS.md'));
+}
+
+/**
+ * A BENCH_ONLY run replaces the rows of the groups it measured and keeps every other row, so one area can be
+ * re-measured without an hour-long full run; the header records which modules were updated and when.
+ */
+function mergeIntoResults(file: string): void {
+  if (!existsSync(file)) return;
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const first = lines.findIndex((l) => l.startsWith('| group |'));
+  if (first < 0) return;
+  let end = first + 2;
+  while (end < lines.length && lines[end]!.startsWith('|')) end++;
+  const groups = new Set(rows.map((r) => r.group));
+  const cell = (line: string) => line.split(' | ')[0]!.replace(/^\| /, '').replace(/\\\|/g, '|');
+  const kept = lines.slice(first + 2, end).filter((l) => !groups.has(cell(l)));
+  const fresh = markdown().split('\n').slice(2);
+  const body = [...kept, ...fresh].sort((a, b) => cell(a).localeCompare(cell(b)));
+  const stamp = `- Partial run (BENCH_ONLY=${only!.join(',')}): ${date}`;
+  const head = lines.slice(0, first).filter((l) => !l.startsWith(`- Partial run (BENCH_ONLY=${only!.join(',')})`));
+  const at = head.findIndex((l) => l.startsWith('- Load duration'));
+  head.splice(at < 0 ? head.length : at + 1, 0, stamp);
+  writeFileSync(file, [...head, ...lines.slice(first, first + 2), ...body, ...lines.slice(end)].join('\n'));
+  console.log(`bench/RESULTS.md: rows of ${[...groups].join(', ')} replaced`);
 }
 if (failures.length) {
   console.error(`bench: ${failures.length} module(s) failed:\n${failures.join('\n')}`);
