@@ -52,6 +52,7 @@ export const OWNED_KINDS = {
   tool: { label: 'Tool', code: 'SB_ERR_TOOLS_FORBIDDEN', private: false },
   evaluator: { label: 'Evaluator', code: 'SB_ERR_EVALUATIONS_FORBIDDEN', private: false },
   online_config: { label: 'Online evaluation config', code: 'SB_ERR_EVALUATIONS_FORBIDDEN', private: false },
+  score: { label: 'Score', code: 'SB_ERR_EVALUATIONS_FORBIDDEN', private: false },
   memory_resource: { label: 'Memory resource', code: 'SB_ERR_MEMORY_RESOURCE_FORBIDDEN', private: false },
 } as const;
 export type OwnedKind = keyof typeof OWNED_KINDS;

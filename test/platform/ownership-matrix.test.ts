@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { unavailable } from '../../core/errors.ts';
 import { openStore, type Store } from '../../core/store.ts';
 import { apiKeyUsers, keyHeader, type KeyUser } from '../fixtures/api-key-users.ts';
+import { writeProviderPackage } from '../fixtures/provider-package.ts';
 import { makeApp } from '../helpers/app.ts';
 
 /**
@@ -24,6 +25,7 @@ interface Req {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   payload?: unknown;
+  headers?: Record<string, string>;
 }
 
 const USERS: Record<string, KeyUser> = {
@@ -51,7 +53,7 @@ interface ResourceCase {
 }
 
 async function send(app: FastifyInstance, who: string, req: Req) {
-  return app.inject({ method: req.method, url: req.url, payload: req.payload as never, headers: keyHeader(who) });
+  return app.inject({ method: req.method, url: req.url, payload: req.payload as never, headers: { ...keyHeader(who), ...req.headers } });
 }
 
 async function created(app: FastifyInstance, who: string, req: Req, status = 201) {
@@ -67,6 +69,39 @@ const EVERYONE = (ok: number): Record<Actor, number> => ({ owner: ok, other: ok,
 const ADMIN_ONLY = (ok: number): Record<Actor, number> => ({ owner: ok, other: 403, member: 403, admin: ok });
 
 const TEAM = { description: 'd', planner: 'p', synthesizer: 's', workers: ['w'] };
+
+/**
+ * Scores and online configs are 501 on noop, so their rows run on a small
+ * third-party evaluations package (discovered like any other) that keeps them
+ * in memory; it knows nothing of owners, as a real backend would not.
+ */
+const recorderPackage = () =>
+  writeProviderPackage({
+    name: 'fixture-eval-recorder',
+    provides: ['evaluations'],
+    source: `let n = 0; const now = () => new Date().toISOString();
+export const providers = [{
+  type: 'recorder', kind: 'evaluations',
+  create: (name) => {
+    const evs = new Map(); const scores = new Map(); const configs = new Map();
+    return {
+      name, type: 'recorder', kind: 'evaluations',
+      capabilities: { evaluators: true, evaluate: false, evaluator_types: 'any', scores: true, online_configs: true },
+      createEvaluator: async (r) => { const e = { evaluator_id: 'ev' + ++n, name: r.name, evaluator_type: r.evaluator_type, config: r.config ?? {}, description: r.description ?? '', created_at: now(), updated_at: now() }; evs.set(e.evaluator_id, e); return e; },
+      getEvaluator: async (id) => evs.get(id), listEvaluators: async () => ({ evaluators: [...evs.values()], next_token: null }),
+      updateEvaluator: async (id, p) => evs.has(id) ? Object.assign(evs.get(id), p) : undefined, deleteEvaluator: async (id) => evs.delete(id),
+      evaluate: async () => { throw new Error('not offered'); },
+      createScore: async (r) => { const x = { score_id: 'sc' + ++n, name: r.name, value: r.value, trace_id: r.trace_id ?? null, observation_id: null, comment: r.comment ?? null, data_type: null, config_id: null, metadata: {}, created_at: now() }; scores.set(x.score_id, x); return x; },
+      listScores: async () => ({ scores: [...scores.values()], next_token: null }), getScore: async (id) => scores.get(id), deleteScore: async (id) => scores.delete(id),
+      createOnlineConfig: async (r) => { const c = { config_id: 'oc' + ++n, name: r.name, evaluator_ids: r.evaluator_ids, sampling_rate: r.sampling_rate, description: r.description, config: r.config, status: 'active', created_at: now() }; configs.set(c.config_id, c); return c; },
+      listOnlineConfigs: async () => ({ configs: [...configs.values()] }), getOnlineConfig: async (id) => configs.get(id), deleteOnlineConfig: async (id) => configs.delete(id),
+      healthcheck: async () => 'ok', close: async () => {},
+    };
+  },
+}];
+`,
+  });
+const RECORDER = { 'x-provider-evaluations': 'recorder' };
 
 const CASES: ResourceCase[] = [
   {
@@ -195,6 +230,30 @@ const CASES: ResourceCase[] = [
     probe: (id) => ({ method: 'GET', url: `/api/v1/evaluations/evaluators/${id}` }),
   },
   {
+    // Scores are never changed in place: recorded, read, deleted.
+    type: 'evaluation score (recorder provider)',
+    create: async (app, n, who) =>
+      (await created(app, who, { method: 'POST', url: '/api/v1/evaluations/scores', headers: RECORDER, payload: { name: `score-${n}`, value: 0.5 } })).score_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/evaluations/scores/${id}`, headers: RECORDER }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/evaluations/scores/${id}`, headers: RECORDER }),
+    },
+    expect: { read: EVERYONE(200), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/evaluations/scores/${id}`, headers: RECORDER }),
+  },
+  {
+    // Online configs have no update route.
+    type: 'online evaluation config (recorder provider)',
+    create: async (app, n, who) =>
+      (await created(app, who, { method: 'POST', url: '/api/v1/evaluations/online-configs', headers: RECORDER, payload: { name: `oc-${n}`, evaluator_ids: ['ev'] } })).config_id,
+    ops: {
+      read: (id) => ({ method: 'GET', url: `/api/v1/evaluations/online-configs/${id}`, headers: RECORDER }),
+      delete: (id) => ({ method: 'DELETE', url: `/api/v1/evaluations/online-configs/${id}`, headers: RECORDER }),
+    },
+    expect: { read: EVERYONE(200), delete: OWNER_ADMIN(204) },
+    probe: (id) => ({ method: 'GET', url: `/api/v1/evaluations/online-configs/${id}`, headers: RECORDER }),
+  },
+  {
     // Traces are recorded under a user id and never changed or deleted through the API.
     type: 'observability trace',
     create: async (app, n, who) => {
@@ -221,7 +280,11 @@ const CASES: ResourceCase[] = [
 ];
 
 t.test('ownership matrix: every platform resource x {owner, other, member, admin} x {read, update, delete}', async (t) => {
-  const app = await makeApp(t, apiKeyUsers(USERS));
+  const app = await makeApp(t, {
+    ...apiKeyUsers(USERS),
+    provider_packages: [recorderPackage()],
+    providers: { ...apiKeyUsers(USERS).providers, evaluations: { instances: { recorder: { type: 'recorder' } } } },
+  });
   let n = 0;
   for (const c of CASES) {
     t.test(c.type, async (t) => {

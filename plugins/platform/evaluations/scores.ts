@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
 import { Score, ScoreList, ScoreQuery, ScoreRequest } from '../../../core/primitives/evaluations.ts';
 import { requireCapability, requireMethod } from '../capability.ts';
+import { ownership } from '../ownership.ts';
 import { evaluationsFor } from './provider.ts';
 
 const tags = ['evaluations'];
@@ -15,7 +16,10 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/scores', { schema: { tags, summary: 'Record a score (501 unless supported)', body: ScoreRequest, response: { 201: Score } } }, async (request, reply) => {
     const provider = evaluationsFor(request);
     requireCapability(provider, 'scores', WHAT);
-    return reply.code(201).send(await requireMethod(provider, 'createScore', WHAT)(request.body));
+    const created = await requireMethod(provider, 'createScore', WHAT)(request.body);
+    const { ledger, who } = ownership(request);
+    await ledger.record('score', provider.name, created.score_id, who, () => requireMethod(provider, 'deleteScore', WHAT)(created.score_id));
+    return reply.code(201).send(created);
   });
 
   app.get('/scores', { schema: { tags, summary: 'List scores (501 unless supported)', querystring: ScoreQuery, response: { 200: ScoreList } } }, async (request) => {
@@ -38,7 +42,12 @@ const scores: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'scores', WHAT);
-      if (!(await requireMethod(provider, 'deleteScore', WHAT)(request.params.score_id))) throw missing(request.params.score_id);
+      const { score_id } = request.params;
+      if (!(await requireMethod(provider, 'getScore', WHAT)(score_id))) throw missing(score_id);
+      const { ledger, who } = ownership(request);
+      await ledger.assertChange('score', provider.name, score_id, who);
+      if (!(await requireMethod(provider, 'deleteScore', WHAT)(score_id))) throw missing(score_id);
+      await ledger.forget('score', provider.name, score_id);
       return reply.code(204).send(null);
     },
   );
