@@ -38,6 +38,7 @@ const FORBIDDEN_FAMILIES = [
   '/api/peers',
   '/api/registry',
   '/v0',
+  '/v0.1',
   '/api/scopes',
   '/api/debug',
   '/api/auth',

@@ -20,6 +20,7 @@ import uiRoutes from './ui.ts';
 import legacyRoutes from './legacy.ts';
 import internalRoutes from './internal.ts';
 import v0Routes from './v0.ts';
+import v01Routes from './v0-1.ts';
 import wellKnownRoutes from './well-known.ts';
 import agentRoutes from './agents.ts';
 import agentDiscoveryRoutes from './agents-discover.ts';
@@ -75,6 +76,7 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
     await scope.register(legacyRoutes);
     await scope.register(internalRoutes);
     await scope.register(v0Routes);
+    await scope.register(v01Routes);
     await scope.register(wellKnownRoutes);
     await scope.register(agentRoutes);
     await scope.register(agentDiscoveryRoutes);

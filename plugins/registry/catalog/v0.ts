@@ -38,12 +38,17 @@ export function v0Name(catalog: Catalog, path: string): string {
   return `${catalog.config.v0_namespace}/${path.slice(1)}`;
 }
 
-function baseUrl(request: FastifyRequest): string {
+export function baseUrl(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
+/** Where a client connects: the backend in registry-only mode, the gateway's route otherwise. */
+export function endpointUrl(catalog: Catalog, s: ServerRecord, base: string): string {
+  return catalog.config.registryOnly ? (s.mcp_endpoint ?? s.proxy_pass_url) : `${base}${s.path}/mcp`;
+}
+
 function v0Item(catalog: Catalog, s: ServerRecord, base: string) {
-  const url = catalog.config.registryOnly ? (s.mcp_endpoint ?? s.proxy_pass_url) : `${base}${s.path}/mcp`;
+  const url = endpointUrl(catalog, s, base);
   return {
     id: s.id,
     name: v0Name(catalog, s.path),
@@ -58,7 +63,7 @@ function v0Item(catalog: Catalog, s: ServerRecord, base: string) {
 }
 
 /** Listed: visible to the caller and not held for security review. */
-function listed(user: UserContext, s: ServerRecord): boolean {
+export function listed(user: UserContext, s: ServerRecord): boolean {
   return !s.tags.includes(SECURITY_PENDING) && serverVisible(user, s);
 }
 
