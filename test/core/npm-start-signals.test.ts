@@ -11,6 +11,8 @@ import { freePort } from '../fixtures/free-port.ts';
  * found by that value in their environment, whatever their command lines.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Two `npm start` runs, each possibly rebuilding dist/: past the 300 s per-file default on a busy machine.
+t.setTimeout(600_000);
 
 function processesWith(dataDir: string): number[] {
   const needle = `\0DATA_DIR=${dataDir}\0`;

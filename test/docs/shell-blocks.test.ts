@@ -26,6 +26,9 @@ import { freePort } from '../fixtures/free-port.ts';
  * file. Each file gets its own process group, stopped by its id afterwards (background servers included).
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// One server, a second one from an example, an MCP server and a build: far past the 300 s per-file default on a
+// busy shared machine. The root test tells the runner its own timeout.
+t.setTimeout(900_000);
 const SKIP = /<!--\s*shell-blocks:\s*skip\b[^>]*-->\s*$/;
 
 interface Block {
