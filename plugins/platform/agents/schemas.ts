@@ -11,6 +11,8 @@ export const PrimitiveConfig = Type.Object(
     /** Memory namespace; `{agent_name}` and `{user_id}` are expanded. Default `agent:{agent_name}`. */
     namespace: Type.Optional(Type.String({ minLength: 1 })),
     shared_namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /** Tools: MCP servers whose tools the agent gets as its own (`{server}__{tool}`); qualified names in `tools` add single ones. */
+    servers: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     /** Browser: leave the run's session open when the run ends. */
     keep_session: Type.Optional(Type.Boolean()),
   },
@@ -38,6 +40,8 @@ const specFields = {
   provider_overrides: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
   shared_namespaces: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   shared_with: Type.Array(Type.String({ minLength: 1 }), { default: [], description: '[] (owner only), ["*"] (everyone) or group names' }),
+  /** The reference's flag; agent runs are always recorded and replayable here (ANCHOR-FACTS), so it is kept as given. */
+  checkpointing_enabled: Type.Boolean({ default: false, description: 'Accepted for reference clients; runs are always checkpointed here' }),
 };
 
 /** A partial update must not fill absent fields with defaults. */
@@ -72,6 +76,7 @@ export const AgentSpec = Type.Object({
   provider_overrides: Type.Record(Type.String(), Type.String()),
   shared_namespaces: Type.Array(Type.String()),
   shared_with: Type.Array(Type.String()),
+  checkpointing_enabled: Type.Optional(Type.Boolean()),
   owner_id: Type.String(),
   created_at: Type.String(),
   updated_at: Type.String(),

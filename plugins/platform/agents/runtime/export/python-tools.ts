@@ -160,7 +160,18 @@ def registry_tools(spec):
     def invoke_tool(args):
         params = args.get("params") if isinstance(args.get("params"), dict) else {}
         return _dumps(api("POST", "/api/v1/tools/%s/invoke" % q(_required(args, "name")), {"params": params}, spec))
-    return {"search_tools": search_tools, "invoke_tool": invoke_tool}
+    impl = {"search_tools": search_tools, "invoke_tool": invoke_tool}
+    # MCP tools the agent gets as its own ({server}__{tool}), called through the gateway's tools API
+    # so the registry's scopes apply and the server's credential never reaches this script.
+    for tool in TOOLS.get(spec["name"], []):
+        if "__" in tool["name"]:
+            def mcp_tool(args, name=tool["name"]):
+                out = api("POST", "/api/v1/tools/%s/invoke" % q(name), {"params": args}, spec)
+                result = out.get("result") or {}
+                texts = [c.get("text") for c in result.get("content") or [] if isinstance(c, dict) and c.get("type") == "text" and c.get("text")]
+                return "\n".join(texts) if texts else _dumps(result)
+            impl[tool["name"]] = mcp_tool
+    return impl
 
 
 def management_tools(spec):
