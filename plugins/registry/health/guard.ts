@@ -51,8 +51,9 @@ export class BackendGuard {
     return undefined;
   }
 
+  /** At app close: destroyed rather than closed, so a probe still in flight cannot hold the close up. */
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    await this.dispatcher.destroy();
   }
 }
 
