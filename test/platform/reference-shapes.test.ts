@@ -133,3 +133,29 @@ t.test('identity: POST /identity/auth/complete is a clear 501 until a provider r
   const bad = await app.inject({ method: 'POST', url: '/api/v1/identity/auth/complete', headers, payload: { user_id: 'u1' } });
   t.equal(bad.statusCode, 422, 'session_uri is required');
 });
+
+t.test('agent and team specs accept the reference models\' extra fields (checkpointing_enabled, max_concurrent, primitive options)', async (t) => {
+  const app = await makeApp(t);
+  // The reference client's create body, unset optionals as null.
+  const agent = await app.inject({
+    method: 'POST',
+    url: '/api/v1/agents',
+    payload: { name: 'ref-agent', description: '', model: 'noop', system_prompt: 'You are a helpful assistant.', primitives: { memory: { enabled: true, tools: null, namespace: null, shared_namespaces: null, options: {} } }, hooks: { auto_memory: true, auto_trace: true }, provider_overrides: {}, max_turns: 20, temperature: 1.0, max_tokens: null, shared_with: [], checkpointing_enabled: true },
+  });
+  t.equal(agent.statusCode, 201, agent.body);
+  t.match(agent.json(), { name: 'ref-agent', checkpointing_enabled: true, primitives: { memory: { enabled: true } } });
+  const upd = await app.inject({ method: 'PUT', url: '/api/v1/agents/ref-agent', payload: { checkpointing_enabled: false, description: null } });
+  t.equal(upd.statusCode, 200, upd.body);
+  t.equal(upd.json().checkpointing_enabled, false);
+  for (const name of ['planner', 'synth', 'w1', 'w2']) await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name, model: 'noop' } });
+  const team = await app.inject({
+    method: 'POST',
+    url: '/api/v1/teams',
+    payload: { name: 'ref-team', description: '', planner: 'planner', synthesizer: 'synth', workers: ['w1', 'w2'], max_concurrent: 1, global_max_turns: 100, global_timeout_seconds: 300, shared_memory_namespace: null, shared_with: [], checkpointing_enabled: true },
+  });
+  t.equal(team.statusCode, 201, team.body);
+  t.match(team.json(), { name: 'ref-team', max_concurrent: 1, checkpointing_enabled: true });
+  const tupd = await app.inject({ method: 'PUT', url: '/api/v1/teams/ref-team', payload: { max_concurrent: null, checkpointing_enabled: false } });
+  t.equal(tupd.statusCode, 200, tupd.body);
+  t.match(tupd.json(), { max_concurrent: null, checkpointing_enabled: false }, 'max_concurrent is nullable: an explicit null clears it');
+});

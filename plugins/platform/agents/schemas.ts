@@ -41,7 +41,7 @@ const specFields = {
   shared_namespaces: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   shared_with: Type.Array(Type.String({ minLength: 1 }), { default: [], description: '[] (owner only), ["*"] (everyone) or group names' }),
   /** The reference's flag; agent runs are always recorded and replayable here (ANCHOR-FACTS), so it is kept as given. */
-  checkpointing_enabled: Type.Boolean({ default: false, description: 'Accepted for reference clients; runs are always checkpointed here' }),
+  checkpointing_enabled: Type.Optional(Type.Boolean({ description: 'Accepted for reference clients; runs are always checkpointed here' })),
 };
 
 /** A partial update must not fill absent fields with defaults. */

@@ -27,6 +27,8 @@ const specFields = {
     default: null,
     description: 'Most tasks a run executes at once; null: one per worker (as the exported script does)',
   }),
+  /** The reference's flag; runs here are always recorded in the store and resumable, so it changes nothing and is kept as given. */
+  checkpointing_enabled: Type.Boolean({ default: false, description: 'Accepted for reference clients; runs are always checkpointed here' }),
 };
 
 export const CreateTeamRequest = Type.Object({ name: TeamName, ...specFields }, { additionalProperties: false });
@@ -44,6 +46,7 @@ export const UpdateTeamRequest = Type.Object(
     shared_memory_namespace: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
     shared_with: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     max_concurrent: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Null()])),
+    checkpointing_enabled: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -61,6 +64,7 @@ export const TeamSpec = Type.Object({
   shared_with: Type.Array(Type.String()),
   /** Optional in stored specs: teams created before the field read as null. */
   max_concurrent: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  checkpointing_enabled: Type.Optional(Type.Boolean()),
   owner_id: Type.String(),
   created_at: Type.String(),
   updated_at: Type.String(),

@@ -36,6 +36,7 @@ export class TeamSpecs {
       shared_memory_namespace: req.shared_memory_namespace ?? null,
       shared_with: [...(req.shared_with ?? [])],
       max_concurrent: req.max_concurrent ?? null,
+      checkpointing_enabled: req.checkpointing_enabled ?? false,
       owner_id: who.id,
       created_at: now,
       updated_at: now,
