@@ -29,10 +29,14 @@ t.test('a server killed (SIGKILL) mid-run: after restart the run reads idle, its
   });
   t.teardown(() => child.kill('SIGKILL'));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
+  // Starting under tsx on a busy 2-core machine can take tens of seconds.
+  let up = false;
+  for (let i = 0; i < 900 && !up && child.exitCode === null; i++) {
+    up = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (!up) await new Promise((r) => setTimeout(r, 100));
   }
+  t.ok(up, 'the server came up');
+  if (!up) return;
   const json = { 'content-type': 'application/json' };
   const post = (url: string, body: unknown) => fetch(`${base}${url}`, { method: 'POST', headers: json, body: JSON.stringify(body) });
   for (const name of ['p', 'w', 's']) t.equal((await post('/api/v1/agents', { name, model: 'm', hooks: { auto_memory: false } })).status, 201);

@@ -246,3 +246,25 @@ t.test('bad input: blank message 422, unknown team 404, missing member 422 namin
   t.equal((await app.inject({ method: 'POST', url: `/api/v1/teams/${n}/runs/${run.team_run_id}/tasks/nope/retry` })).statusCode, 404);
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/teams/${n}/runs/${run.team_run_id}/cancel` })).statusCode, 404, 'a finished run has nothing to cancel');
 });
+
+t.test('redis: a run started on one replica is seen running, cancelled and replayed from another', async (t) => {
+  const [s1, s2] = [await openBackend(t, 'redis'), await openBackend(t, 'redis')];
+  const n = `rep-${unique()}`;
+  const w = `${n}-w`;
+  const plan: PlanTask[] = [{ id: 'A', title: 'long', assigned_to: w, depends_on: [] }];
+  const loop = [{ match: '^You are working on one task', turns: [{ content: 'step', tool_calls: [{ name: 'think', input: {} }] }] }];
+  const a = await teamApp(t, { store: s1, script: teamScript(plan, loop), delay_ms: 30 });
+  const b = await teamApp(t, { store: s2, script: teamScript(plan, loop), delay_ms: 30 });
+  await createTeam(a, n, [w], {}, { max_turns: 200 });
+  const running = a.inject({ method: 'POST', url: `/api/v1/teams/${n}/run/stream`, payload: { message: 'go' } });
+  const runId = await until(async () => (await b.inject({ url: `/api/v1/teams/${n}/runs` })).json().runs[0]?.team_run_id as string | undefined, (id) => id !== undefined);
+  await until(() => board(b, n, runId!), (x) => x.tasks?.some((task: { status: string }) => task.status === 'in_progress'));
+  t.equal((await b.inject({ url: `/api/v1/teams/${n}/runs/${runId}/status` })).json().status, 'running', 'the other replica sees it running (fresh heartbeat)');
+  t.equal((await b.inject({ method: 'DELETE', url: `/api/v1/teams/${n}/runs/${runId}/cancel` })).statusCode, 200, 'and cancels it through the store');
+  const evs = parseSse((await running).body);
+  t.match(evs.at(-1), { type: 'done', phase: 'cancelled' });
+  const replay = parseSse((await b.inject({ url: `/api/v1/teams/${n}/runs/${runId}/stream` })).body);
+  t.same(replay, evs, 'the other replica replays the same events');
+  t.notOk((await board(b, n, runId!)).tasks.some((task: { status: string }) => task.status === 'in_progress'));
+  t.equal((await b.inject({ method: 'DELETE', url: `/api/v1/teams/${n}/runs/${runId}/cancel` })).statusCode, 404);
+});

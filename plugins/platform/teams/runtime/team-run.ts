@@ -8,7 +8,7 @@ import type { TeamRunLog } from './run-log.ts';
 import type { TaskRecord, TeamRunStore } from './run-store.ts';
 import { execute, failTask } from './scheduler.ts';
 import { synthesize } from './synth.ts';
-import { memberSpec, runTask } from './worker.ts';
+import { prepareFresh, runTask, type SpecOf } from './worker.ts';
 
 export interface TeamRunEnv {
   runtime: AgentRuntime;
@@ -43,10 +43,12 @@ export function runSummary(rec: { team_run_id: string; team_name: string; phase:
 }
 
 /** Ask the planner for tasks: `create_task` calls, or else the JSON list in its answer. */
-async function plan(env: TeamRunEnv, budget: Budget, prompt: string): Promise<PlannedTask[]> {
-  const spec = await env.runtime.specs.raw(env.team.planner);
+async function plan(env: TeamRunEnv, specOf: SpecOf, budget: Budget, prompt: string, first: boolean): Promise<PlannedTask[]> {
+  const spec = await specOf(env.team.planner);
   if (!spec) throw new Error(`planner agent '${env.team.planner}' no longer exists`);
-  const prepared = await env.runtime.prepare(memberSpec(spec, null), env.caller, `${env.log.record.team_run_id}-planner`);
+  const session = `${env.log.record.team_run_id}-planner`;
+  // Replanning continues the planner's session, so it sees its first plan.
+  const prepared = first ? await prepareFresh(env.runtime, spec, env.caller, session) : await env.runtime.prepare(spec, env.caller, session);
   const collected: PlannedTask[] = [];
   const r = await env.runtime.chat({ ...prepared, llm: budget.wrap(prepared.llm) }, prompt, {
     signal: budget.signal,
@@ -73,6 +75,12 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
     emit({ type: 'phase_change', phase: p });
   };
   const board = new Map(rec.tasks.map((t) => [t.id, t]));
+  const specs = new Map<string, ReturnType<SpecOf>>();
+  const specOf: SpecOf = (name) => {
+    let s = specs.get(name);
+    if (!s) specs.set(name, (s = env.runtime.specs.raw(name)));
+    return s;
+  };
   const addTasks = (planned: PlannedTask[]) => {
     const fresh = toTasks(planned, new Set(board.keys()));
     for (const t of fresh) {
@@ -93,7 +101,7 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
     maxConcurrent: team.max_concurrent ?? team.workers.length,
     preclaimed: new Set(mode.kind === 'retry' ? [mode.taskId] : []),
     work: (t: TaskRecord) =>
-      runTask({ runtime: env.runtime, caller: env.caller, budget, log, namespace: expandNamespace(team), tokenMs: env.tokenMs }, t, board, resumes.get(t.id)),
+      runTask({ runtime: env.runtime, caller: env.caller, budget, log, namespace: expandNamespace(team), tokenMs: env.tokenMs, specOf }, t, board, resumes.get(t.id)),
   };
   let finalPhase: 'done' | 'failed' | 'cancelled' | 'timed_out' = 'done';
   let detail: string | undefined;
@@ -101,7 +109,7 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
     if (mode.kind === 'full') {
       emit({ type: 'team_start', team_run_id: rec.team_run_id, team_name: rec.team_name });
       phase('planning');
-      addTasks(await plan(env, budget, planPrompt(team.workers, rec.message)));
+      addTasks(await plan(env, specOf, budget, planPrompt(team.workers, rec.message), true));
       phase('execution');
       await execute(schedulerEnv, board);
       budget.check();
@@ -109,7 +117,7 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
         rec.replans++;
         phase('replanning');
         const before = rec.tasks.length;
-        addTasks(await plan(env, budget, replanPrompt(team.workers, rec.message, resultLines(rec.tasks))));
+        addTasks(await plan(env, specOf, budget, replanPrompt(team.workers, rec.message, resultLines(rec.tasks)), false));
         if (rec.tasks.length === before) break;
         phase('execution');
         await execute(schedulerEnv, board);
@@ -136,7 +144,7 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
       budget.check();
     }
     phase('synthesis');
-    rec.response = await synthesize(env.runtime, env.caller, budget, rec.team_run_id, team.synthesizer, rec.message, rec.tasks, mode.kind === 'retry' ? rec.tasks.reduce((n, t) => n + t.attempts, 0) : 0);
+    rec.response = await synthesize(env.runtime, specOf, env.caller, budget, rec.team_run_id, team.synthesizer, rec.message, rec.tasks, mode.kind === 'retry' ? rec.tasks.reduce((n, t) => n + t.attempts, 0) : 0);
     budget.check();
   } catch (err) {
     const stop = budget.stop ?? (err instanceof TeamStop ? err : undefined);

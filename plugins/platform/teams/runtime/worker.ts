@@ -1,6 +1,6 @@
 import type { MemoryProvider } from '../../../../core/primitives/memory.ts';
 import type { ChatEvent } from '../../agents/runtime/events.ts';
-import type { AgentRuntime, Caller } from '../../agents/runtime/runtime.ts';
+import type { AgentRuntime, Caller, Prepared } from '../../agents/runtime/runtime.ts';
 import type { AgentSpec } from '../../agents/schemas.ts';
 import type { Budget } from './limits.ts';
 import { workerPrompt } from './prompts.ts';
@@ -16,12 +16,25 @@ export interface WorkerEnv {
   namespace: string | null;
   /** Least time between two `worker_token` events of one task. */
   tokenMs: number;
+  specOf: SpecOf;
 }
 
 /** The member's spec for a run: with the team's shared namespace first among its pools, so the shared tools default to it. */
 export function memberSpec(spec: AgentSpec, namespace: string | null): AgentSpec {
   return namespace ? { ...spec, shared_namespaces: [namespace, ...spec.shared_namespaces.filter((n) => n !== namespace)] } : spec;
 }
+
+/**
+ * Prepare a member's chat in a session this run names and that cannot exist
+ * yet (its id holds the run's fresh UUID): nothing to look up, load or merge.
+ */
+export async function prepareFresh(runtime: AgentRuntime, spec: AgentSpec, caller: Caller, sessionId: string): Promise<Prepared> {
+  const p = await runtime.prepare(spec, caller);
+  return { ...p, session: { ...p.session, session_id: sessionId }, fresh: true };
+}
+
+/** Specs read once per run: members keep the spec they started with. */
+export type SpecOf = (name: string) => Promise<AgentSpec | undefined>;
 
 /** Per-task session: attempt 1 is `<run>-<task>` (as in the exported script), a retry gets a session of its own. */
 export const taskSession = (runId: string, task: TaskRecord) => (task.attempts > 1 ? `${runId}-${task.id}-${task.attempts}` : `${runId}-${task.id}`);
@@ -47,10 +60,10 @@ export async function runTask(env: WorkerEnv, task: TaskRecord, board: Map<strin
   const { runtime, caller, budget, log } = env;
   const runId = log.record.team_run_id;
   const agent = task.assigned_to!;
-  const raw = await runtime.specs.raw(agent);
+  const raw = await env.specOf(agent);
   if (!raw) throw new Error(`worker agent '${agent}' no longer exists`);
   const spec = memberSpec(raw, env.namespace);
-  const prepared = await runtime.prepare(spec, caller, taskSession(runId, task));
+  const prepared = await prepareFresh(runtime, spec, caller, taskSession(runId, task));
   let mem: MemoryProvider | undefined;
   if (env.namespace) {
     try {
