@@ -75,8 +75,9 @@ export class OwnerLedger {
     this.col = store.collection<OwnerEntry>('owners');
   }
 
+  // JSON of the parts: unambiguous whatever an id holds, and plain text for SQLite and Redis keys.
   private key(kind: OwnedKind, provider: string, id: string): string {
-    return `${kind}\u0000${provider}\u0000${id}`;
+    return JSON.stringify([kind, provider, id]);
   }
 
   async ownerOf(kind: OwnedKind, provider: string, id: string): Promise<string | undefined> {

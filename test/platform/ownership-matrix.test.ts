@@ -4,7 +4,7 @@ import { unavailable } from '../../core/errors.ts';
 import { openStore, type Store } from '../../core/store.ts';
 import { apiKeyUsers, keyHeader, type KeyUser } from '../fixtures/api-key-users.ts';
 import { writeProviderPackage } from '../fixtures/provider-package.ts';
-import { makeApp } from '../helpers/app.ts';
+import { makeApp, tempDir } from '../helpers/app.ts';
 
 /**
  * Spec 5.3 for every platform resource a user creates, on the noop /
@@ -425,4 +425,21 @@ t.test("the secrets a credential provider holds and a workload's tokens are for 
   t.same((await post('alice', '/api-key', { credential_provider: 'alice-keys', workload_token: aliceToken })).json(), { credential_provider: 'alice-keys', api_key: SECRET }, 'the owner gets the key');
   t.equal((await post('root', '/api-key', { credential_provider: 'alice-keys', workload_token: aliceToken })).statusCode, 200, 'an admin may use it');
   t.equal((await post('bob', '/api-key', { credential_provider: 'nobody-has-this', workload_token: aliceToken })).statusCode, 404, 'an unknown name is still the provider 404');
+});
+
+t.test('owners outlive a restart on the SQLite store, beside a durable provider', async (t) => {
+  const dataDir = tempDir();
+  const config = { ...apiKeyUsers(USERS), providers: { ...apiKeyUsers(USERS).providers, memory: { default: 'durable', instances: { durable: { type: 'keyv' } } } } };
+  const first = await makeApp(t, config, { env: { DATA_DIR: dataDir }, store: await openStore({ backend: 'sqlite', dataDir }) });
+  const id = (await created(first, 'alice', { method: 'POST', url: '/api/v1/memory/resources', payload: { name: 'kept' } })).memory_id;
+  await first.close();
+  await first.sb.store.close();
+
+  const store = await openStore({ backend: 'sqlite', dataDir });
+  t.teardown(() => store.close());
+  const second = await makeApp(t, config, { env: { DATA_DIR: dataDir }, store });
+  const url = `/api/v1/memory/resources/${id}`;
+  t.equal((await send(second, 'bob', { method: 'GET', url })).statusCode, 200, 'the resource came back');
+  t.equal((await send(second, 'bob', { method: 'DELETE', url })).statusCode, 403, 'and still belongs to alice');
+  t.equal((await send(second, 'alice', { method: 'DELETE', url })).statusCode, 204);
 });
