@@ -161,3 +161,18 @@ t.test('the token-mint 429 carries Retry-After: seconds until a slot frees', asy
   t.ok(retry > 3500 && retry <= 3600, `Retry-After over HTTP: ${res.headers['retry-after']}`);
   t.match(res.json().detail, new RegExp(`try again in ${retry} s`), 'the detail and the header agree');
 });
+
+t.test('a server path parameter holding a stray % (after the router decoded it) is a 404, not a 500', async (t) => {
+  // Found by test/fuzz/routes.test.ts: the registry decoded the parameter a second time and threw URIError.
+  const app = await makeApp(t);
+  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
+  for (const [method, url] of [
+    ['PUT', '/api/servers/%2C%25%F0%9D%AA%8B/credentials'],
+    ['GET', '/api/servers/a%25zz'],
+    ['POST', '/api/refresh/a%25zz'],
+  ] as const) {
+    const res = await app.inject({ method, url, headers: admin, payload: method === 'GET' ? undefined : { auth_scheme: 'none' } });
+    t.equal(res.statusCode, 404, `${method} ${url}`);
+    t.equal(res.json().code, 'SB_ERR_REGISTRY_SERVER_NOT_FOUND');
+  }
+});

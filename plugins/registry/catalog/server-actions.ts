@@ -85,8 +85,21 @@ export function registrationSummary(record: ServerRecord, created: boolean, scan
 
 /** `/api/servers/:server` and friends: the path param is the server path without its leading slash. */
 export function pathParam(raw: string): string {
-  const p = '/' + decodeURIComponent(raw).replace(/^\/+|\/+$/g, '');
+  const p = '/' + decodedOnce(raw).replace(/^\/+|\/+$/g, '');
   return p;
+}
+
+/**
+ * The router has decoded the parameter already; clients that encode a server path twice are still
+ * read. A '%' that starts no valid escape is kept as it is (no server path holds one, so the lookup
+ * answers 404) instead of a URIError's 500 (found by test/fuzz/routes.test.ts).
+ */
+export function decodedOnce(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /** The server, when it exists and the caller may see it (403 otherwise; 404 when absent). */

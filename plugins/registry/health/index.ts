@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireBasicAdmin, requirePermission, requireUser } from '../auth/access.ts';
 import { serverVisibility } from '../catalog/access.ts';
+import { decodedOnce } from '../catalog/server-actions.ts';
 import type { ServerRecord } from '../catalog/records.ts';
 import { HealthChecker, type CheckableServer } from './checker.ts';
 import { healthConfig } from './config.ts';
@@ -90,7 +91,7 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     const after = servers.require(s.path);
     return { path: after.path, health_status: after.is_enabled ? after.health_status : 'disabled', last_checked_iso: after.last_checked_iso, num_tools: after.num_tools, tools: after.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} })) };
   };
-  const pathOf = (server: string) => `/${decodeURIComponent(server).replace(/^\/+|\/+$/g, '')}`;
+  const pathOf = (server: string) => `/${decodedOnce(server).replace(/^\/+|\/+$/g, '')}`;
 
   const refreshSchema = { tags: ['registry-health'], params: Params, response: { 200: Refresh } };
   app.post('/api/servers/:server/refresh', { schema: { ...refreshSchema, summary: 'Check a server now and re-discover its tools' } }, async (request) => {
