@@ -1,10 +1,14 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { finishDocument } from './openapi-document.ts';
+import { docsRequestInterceptor } from './docs-interceptor.ts';
 
 /**
- * /openapi.json and /docs come from the TypeBox schemas on the routes; nothing
- * is written by hand. Registered before any route so every route is seen.
+ * /openapi.json and /docs come from the TypeBox schemas on the routes; what
+ * follows from where a route lives (security, operationId, error responses,
+ * platform headers) is added once by finishDocument. Registered before any
+ * route so every route is seen.
  */
 export default fp(
   async (app) => {
@@ -12,16 +16,14 @@ export default fp(
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Switchboard', version: '0.1.0', description: 'MCP/A2A registry and agent platform gateway' },
-        components: {
-          securitySchemes: {
-            bearer: { type: 'http', scheme: 'bearer' },
-            apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-            session: { type: 'apiKey', in: 'cookie', name: 'mcp_gateway_session' },
-          },
-        },
       },
+      transformObject: (documentObject) => finishDocument('openapiObject' in documentObject ? (documentObject.openapiObject as Record<string, unknown>) : {}) as never,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      // persistAuthorization: a token typed into Authorize survives a reload of the page.
+      uiConfig: { persistAuthorization: true, requestInterceptor: docsRequestInterceptor as never },
+    });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'switchboard-openapi' },
