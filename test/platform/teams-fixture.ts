@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { openStore, type Store } from '../../core/store.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
-import type { ScriptEntry } from '../agents/helpers.ts';
+import { HEADER_AUTH, type ScriptEntry } from '../agents/helpers.ts';
 
 /** Backends the team scenarios run on: the embedded SQLite file and the shared Redis (keys unique per test run). */
 export type Backend = 'sqlite' | 'redis';
@@ -19,10 +19,12 @@ export const FAST_RUNS = { heartbeat_ms: 50, stale_after_ms: 600, poll_ms: 10, f
 
 export async function teamApp(
   t: { teardown: (fn: () => unknown) => void },
-  opts: { store: Store; script: ScriptEntry[]; delay_ms?: number; chunk_delay_ms?: number; teams?: Record<string, unknown>; memory?: boolean },
+  opts: { store: Store; script: ScriptEntry[]; delay_ms?: number; chunk_delay_ms?: number; teams?: Record<string, unknown>; memory?: boolean; headerAuth?: boolean },
 ): Promise<FastifyInstance> {
   const config = {
+    ...(opts.headerAuth ? { provider_packages: [HEADER_AUTH] } : {}),
     providers: {
+      ...(opts.headerAuth ? { auth: { default: 'test_header', instances: { test_header: { type: 'test_header' } } } } : {}),
       llm: { default: 'scripted', instances: { scripted: { type: 'scripted', options: { responses: opts.script, delay_ms: opts.delay_ms ?? 0, chunk_delay_ms: opts.chunk_delay_ms ?? 0 } } } },
       ...(opts.memory ? { memory: { default: 'keyv', instances: { keyv: { type: 'keyv' } } } } : {}),
     },

@@ -268,3 +268,36 @@ t.test('redis: a run started on one replica is seen running, cancelled and repla
   t.notOk((await board(b, n, runId!)).tasks.some((task: { status: string }) => task.status === 'in_progress'));
   t.equal((await b.inject({ method: 'DELETE', url: `/api/v1/teams/${n}/runs/${runId}/cancel` })).statusCode, 404);
 });
+
+t.test('runs are scoped to the user who started them (admins see all), as agent sessions are', async (t) => {
+  const store = await openBackend(t, 'sqlite');
+  const n = `own-${unique()}`;
+  const app = await teamApp(t, { store, script: teamScript([{ id: 'A', title: 'one', assigned_to: `${n}-w`, depends_on: [] }]), headerAuth: true });
+  const as = (id: string, admin = false) => ({ 'x-test-user': id, 'x-test-admin': String(admin) });
+  for (const a of [`${n}-p`, `${n}-s`, `${n}-w`]) {
+    t.equal((await app.inject({ method: 'POST', url: '/api/v1/agents', headers: as('alice'), payload: { name: a, model: 'm', shared_with: ['*'], hooks: { auto_memory: false } } })).statusCode, 201);
+  }
+  const team = { name: n, planner: `${n}-p`, synthesizer: `${n}-s`, workers: [`${n}-w`], shared_with: ['*'] };
+  t.equal((await app.inject({ method: 'POST', url: '/api/v1/teams', headers: as('alice'), payload: team })).statusCode, 201);
+  const run = await app.inject({ method: 'POST', url: `/api/v1/teams/${n}/run`, headers: as('alice'), payload: { message: 'go' } });
+  t.equal(run.statusCode, 200);
+  const id = run.json().team_run_id as string;
+  t.same((await app.inject({ url: `/api/v1/teams/${n}/runs`, headers: as('bob') })).json().runs, [], "bob does not list alice's runs");
+  for (const [method, url] of [
+    ['GET', `/api/v1/teams/${n}/runs/${id}`],
+    ['GET', `/api/v1/teams/${n}/runs/${id}/events`],
+    ['GET', `/api/v1/teams/${n}/runs/${id}/stream`],
+    ['DELETE', `/api/v1/teams/${n}/runs/${id}/cancel`],
+    ['DELETE', `/api/v1/teams/${n}/runs/${id}`],
+    ['POST', `/api/v1/teams/${n}/runs/${id}/tasks/A/retry`],
+  ] as const) {
+    const res = await app.inject({ method, url, headers: as('bob') });
+    t.equal(res.statusCode, 403, `${method} ${url}`);
+    t.equal(res.json().code, 'SB_ERR_TEAM_RUN_FORBIDDEN');
+  }
+  t.equal((await app.inject({ url: `/api/v1/teams/${n}/runs`, headers: as('root', true) })).json().runs.length, 1, 'an admin lists every run');
+  t.equal((await app.inject({ url: `/api/v1/teams/${n}/runs/${id}`, headers: as('root', true) })).statusCode, 200);
+  const bobRun = await app.inject({ method: 'POST', url: `/api/v1/teams/${n}/run`, headers: as('bob'), payload: { message: 'mine' } });
+  t.equal(bobRun.statusCode, 200, 'a shared team runs for bob too');
+  t.same((await app.inject({ url: `/api/v1/teams/${n}/runs`, headers: as('bob') })).json().runs.map((r: { team_run_id: string }) => r.team_run_id), [bobRun.json().team_run_id]);
+});
