@@ -24,7 +24,7 @@ export const providers = [{
       getSession: async (id) => sessions.get(id),
       listSessions: async (owner) => [...sessions.values()].filter((s) => !owner || s.owner_id === owner),
       stopSession: async (id) => sessions.delete(id),
-      liveView: async (id, expires) => ({ session_id: id, url: 'http://127.0.0.1:1/live/' + id, expires }),
+      watch: async (id, onFrame) => { const t = setInterval(() => onFrame({ mime: 'image/png', data: PNG }), 10); return () => clearInterval(t); },
       navigate: async (id, url) => { pages.set(id, { url, typed: '' }); return { session_id: id, url, title: 'Fake ' + url }; },
       screenshot: async (id) => (page(id), { format: 'png', data: PNG }),
       content: async (id) => ({ content: '<html>' + page(id).url + '</html>' }),
@@ -173,7 +173,8 @@ t.test('a provider with a page: actions answer data, a failed action is 400', as
   const shot = await app.inject({ method: 'GET', url: `${s}/screenshot` });
   t.equal(shot.json().format, 'png');
   t.same([...Buffer.from(shot.json().data, 'base64').subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-  t.same((await app.inject({ method: 'GET', url: `${s}/live-view` })).json(), { session_id: 'p1', url: 'http://127.0.0.1:1/live/p1', expires: 300 }, 'expires defaults to 300');
+  const view = (await app.inject({ method: 'GET', url: `${s}/live-view` })).json();
+  t.match(view, { session_id: 'p1', url: /^http:\/\/localhost(:\d+)?\/api\/v1\/browser\/live\/p1\?p=fake&exp=\d+&sig=/, expires: 300 }, 'expires defaults to 300; the link is signed');
   t.equal((await app.inject({ method: 'GET', url: `${s}/live-view?expires=3600` })).json().expires, 3600);
 
   const missing = await app.inject({ method: 'POST', url: `${s}/click`, payload: { selector: '#missing' } });
