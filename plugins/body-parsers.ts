@@ -20,6 +20,23 @@ function limitError(text: string, v: JsonLimitViolation, limits: JsonLimits, pre
 }
 
 /**
+ * A number JSON.parse reads as Infinity has an exponent of three digits or hundreds of digits; only a
+ * body whose text holds one of those (strings included, so some are false alarms) is walked.
+ */
+const MAYBE_OVERFLOW = /[eE]\+?\d{3}|\d{300}/;
+
+/** The path to the first non-finite number in a parsed body (depth is bounded by now), or undefined. */
+function infinitePath(value: unknown): Array<string | number> | undefined {
+  const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return path;
+    if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) stack.push([c, [...path, Array.isArray(v) ? Number(k) : k]]);
+  }
+  return undefined;
+}
+
+/**
  * Fastify's parser says only "Body is not valid JSON"; the caller needs to know where, or that the
  * JSON was fine but held a prototype key. The error keeps Fastify's code (plugins/errors.ts maps it).
  */
@@ -49,7 +66,17 @@ export default fp<{ limits: JsonLimits }>(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const v = scanJsonLimits(body as string, limits);
       if (v) return done(limitError(body as string, v, limits, []), undefined);
-      parseJson(request, body as string, (err, value) => (err ? done(explained(err, body as string), undefined) : done(null, value)));
+      parseJson(request, body as string, (err, value) => {
+        if (err) return done(explained(err, body as string), undefined);
+        const overflow = MAYBE_OVERFLOW.test(body as string) ? infinitePath(value) : undefined;
+        if (overflow) {
+          return done(
+            unprocessable('SB_ERR_JSON_NUMBER_OUT_OF_RANGE', [{ loc: ['body', ...overflow], msg: 'This number is too large for a double (it parses as Infinity)', type: 'json_number' }]),
+            undefined,
+          );
+        }
+        done(null, value);
+      });
     });
 
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {

@@ -42,6 +42,9 @@ function stringEnd(text: string, start: number): number {
   return -1;
 }
 
+let commasBuf = new Int32Array(DEFAULT_JSON_LIMITS.maxDepth + 1);
+let isObjectBuf = new Uint8Array(DEFAULT_JSON_LIMITS.maxDepth + 1);
+
 /**
  * The first place the text crosses a limit, or undefined. Invalid JSON is not
  * this function's concern: it answers for what it saw, and JSON.parse refuses
@@ -50,8 +53,14 @@ function stringEnd(text: string, start: number): number {
 export function scanJsonLimits(text: string, limits: JsonLimits): JsonLimitViolation | undefined {
   const { maxDepth, maxObjectKeys } = limits;
   // Members are counted by commas: an object with maxObjectKeys commas has one member too many.
-  const commas = new Int32Array(maxDepth + 1);
-  const isObject = new Uint8Array(maxDepth + 1);
+  // The per-level arrays are reused across calls (the scan is synchronous) to keep a small body's
+  // check free of allocations.
+  if (commasBuf.length <= maxDepth) {
+    commasBuf = new Int32Array(maxDepth + 1);
+    isObjectBuf = new Uint8Array(maxDepth + 1);
+  }
+  const commas = commasBuf;
+  const isObject = isObjectBuf;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {

@@ -73,6 +73,31 @@ function withNullAsAbsent(route: RouteSchema, real: Validator): Validator {
   return v;
 }
 
+/**
+ * Ajv's type coercion turns the text '1e309' or 'Infinity' into Infinity and then lets it pass `integer`
+ * and even `maximum`; the route then answers 500 when its response serialiser meets it (found by
+ * test/fuzz/routes.test.ts on ?limit=1e309). Text parts (querystring, params, headers) are checked for a
+ * number that is not finite after Ajv is done, one level deep, as they are flat.
+ */
+function withFiniteNumbers(route: RouteSchema, real: Validator): Validator {
+  if (route.httpPart === 'body') return real;
+  const v = ((data: unknown, ctx?: unknown) => {
+    const ok = ctx === undefined ? real(data) : real(data, ctx);
+    if (ok !== true || data === null || typeof data !== 'object') return ok;
+    for (const [key, value] of Object.entries(data)) {
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      if (values.some((x) => typeof x === 'number' && !Number.isFinite(x))) {
+        real.errors = [{ instancePath: `/${key}`, keyword: 'type', message: 'must be a finite number', params: {} }] as never;
+        return false;
+      }
+    }
+    return ok;
+  }) as Validator;
+  Object.defineProperty(v, 'schemaEnv', { get: () => real.schemaEnv });
+  Object.defineProperty(v, 'errors', { get: () => real.errors, set: (e) => (real.errors = e) });
+  return v;
+}
+
 export interface LazyCompilers {
   compilersFactory: NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
   /** Compile every route schema not compiled yet; returns how many. Throws the first compile error. */
@@ -127,7 +152,7 @@ export function lazyCompilers(): LazyCompilers {
             strictBody(r)
               ? (strictCompiler ??= realValidatorBuilder()(externalSchemas, withoutCoercion(options)))
               : (compiler ??= realValidatorBuilder()(externalSchemas, options));
-          return lazyValidator(() => withNullAsAbsent(r, pick()(r)));
+          return lazyValidator(() => withFiniteNumbers(r, withNullAsAbsent(r, pick()(r))));
         };
       }) as never,
       buildSerializer: ((externalSchemas: unknown, options: unknown) => {

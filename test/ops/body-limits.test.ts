@@ -119,3 +119,22 @@ t.test('prototype keys are refused with a detail that says why, on both surfaces
   }
   t.equal(({} as Record<string, unknown>).admin, undefined, 'no prototype was polluted');
 });
+
+t.test('numbers that are not finite are refused: in JSON bodies and in coerced query parameters', async (t) => {
+  // Found by test/fuzz/routes.test.ts: ?limit=1e309 passed Ajv's integer and maximum as Infinity and the
+  // response serialiser answered 500.
+  const app = await makeApp(t, {}, { beforeSurfaces: echo });
+  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
+  for (const q of ['limit=1e309', 'limit=Infinity', 'offset=-1e400']) {
+    const res = await app.inject({ method: 'GET', url: `/api/skills?${q}`, headers: admin });
+    t.equal(res.statusCode, 422, q);
+    t.equal(res.json().code, 'SB_ERR_VALIDATION');
+  }
+  t.equal((await app.inject({ method: 'GET', url: '/api/skills?limit=5', headers: admin })).statusCode, 200, 'a finite limit still works');
+  const body = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":[1,{"n":1e309}]}' });
+  t.equal(body.statusCode, 422);
+  t.equal(body.json().code, 'SB_ERR_JSON_NUMBER_OUT_OF_RANGE');
+  t.same(body.json().detail[0].loc, ['body', 'a', 1, 'n']);
+  const fine = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":1e300,"s":"e999"}' });
+  t.equal(fine.statusCode, 200, 'large finite numbers and strings that look like exponents pass');
+});
