@@ -108,6 +108,12 @@ export interface AuthorizationRequest {
   action: string;
   resource: string;
   context?: Record<string, unknown>;
+  /** The engine whose policies decide; default: the enforcing engine. */
+  engine_id?: string;
+  /** Entities the principal is `in`, e.g. `Group::"research"`. */
+  principal_parents?: string[];
+  /** Attributes of the principal entity (is_admin, type), for `when { principal.is_admin }`. */
+  principal_attrs?: Record<string, unknown>;
 }
 
 export interface AuthorizationDecision {

@@ -1,4 +1,4 @@
-import type { PolicyProvider } from '../../core/primitives/policy.ts';
+import type { AuthorizationRequest, PolicyProvider } from '../../core/primitives/policy.ts';
 import { caseRunner, type Runner, type SuiteOptions } from './kit.ts';
 
 /** Case names, so a provider's test can skip them by name with a reason. */
@@ -12,6 +12,11 @@ export const POLICY_CASES = {
   enforcement: 'enforcement status names an engine or null, and a boolean',
   generations: 'policy generation: start, list, get, assets',
   authorize: 'authorize: a permit-all policy allows, an empty engine denies',
+  groups: 'authorize: a permit for a group admits its members only, per action',
+  forbidWins: 'authorize: forbid wins over permit',
+  contextCondition: 'authorize: a when-condition on context (tool argument, hour) decides',
+  updateApplies: 'authorize: an updated or deleted policy decides the very next call',
+  badBody: 'a policy_body that does not parse is a 400 with its position, and nothing is stored',
   unsupported: 'capabilities declared false have no method or reject with 501',
 } as const;
 
@@ -124,9 +129,75 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
   await run(POLICY_CASES.authorize, async (t, p) => {
     const e = await p.createEngine({ name: 'authz', description: '' });
     const req = { principal: 'User::"alice"', action: 'Action::"memory:store"', resource: 'memory/ns' };
-    t.equal((await p.authorize!({ ...req, context: { engine_id: e.engine_id } })).decision, 'deny', 'no policy: deny');
+    t.equal((await p.authorize!({ ...req, engine_id: e.engine_id })).decision, 'deny', 'no policy: deny');
     await p.createPolicy(e.engine_id, { policy_body: permitAll, description: '' });
-    t.equal((await p.authorize!({ ...req, context: { engine_id: e.engine_id } })).decision, 'allow');
+    t.equal((await p.authorize!({ ...req, engine_id: e.engine_id })).decision, 'allow');
+  });
+
+  const ask = (p: PolicyProvider, engine_id: string, principal: string, action: string, extra: Partial<AuthorizationRequest> = {}) =>
+    p.authorize!({ principal, action: `Action::"${action}"`, resource: 'Namespace::"notes"', engine_id, ...extra }).then((d) => d.decision);
+
+  await run(POLICY_CASES.groups, async (t, p) => {
+    const e = await p.createEngine({ name: 'groups', description: '' });
+    await p.createPolicy(e.engine_id, { policy_body: 'permit(principal in Group::"research", action == Action::"memory:search", resource);', description: '' });
+    const research = { principal_parents: ['Group::"research"'] };
+    t.equal(await ask(p, e.engine_id, 'User::"rita"', 'memory:search', research), 'allow', 'a member may search');
+    t.equal(await ask(p, e.engine_id, 'User::"rita"', 'memory:store', research), 'deny', 'but not store');
+    t.equal(await ask(p, e.engine_id, 'User::"olga"', 'memory:search'), 'deny', 'a non-member may not search');
+    t.equal(await ask(p, e.engine_id, 'User::"olga"', 'memory:search', { principal_parents: ['Group::"sales"'] }), 'deny', 'nor a member of another group');
+  });
+
+  await run(POLICY_CASES.forbidWins, async (t, p) => {
+    const e = await p.createEngine({ name: 'forbid', description: '' });
+    await p.createPolicy(e.engine_id, { policy_body: permitAll, description: '' });
+    await p.createPolicy(e.engine_id, { policy_body: 'forbid(principal == User::"mallory", action, resource);', description: '' });
+    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'allow');
+    const d = await p.authorize!({ principal: 'User::"mallory"', action: 'Action::"memory:store"', resource: 'Namespace::"notes"', engine_id: e.engine_id });
+    t.equal(d.decision, 'deny', 'the forbid beats the permit-all');
+    t.equal(d.reasons.length, 1, 'the forbidding policy is named');
+  });
+
+  await run(POLICY_CASES.contextCondition, async (t, p) => {
+    const e = await p.createEngine({ name: 'ctx', description: '' });
+    await p.createPolicy(e.engine_id, {
+      policy_body: 'permit(principal, action == Action::"tools:invoke", resource) when { context has arguments && context.arguments has path && context.arguments.path like "/tmp/*" };',
+      description: 'tools may touch /tmp only',
+    });
+    await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action == Action::"memory:store", resource) when { context.hour_utc >= 9 && context.hour_utc < 17 };', description: 'office hours' });
+    const tool = (path: unknown) => ask(p, e.engine_id, 'User::"alice"', 'tools:invoke', { context: { arguments: { path, ratio: 0.5, nothing: null } } });
+    t.equal(await tool('/tmp/a.txt'), 'allow', 'argument inside /tmp');
+    t.equal(await tool('/etc/passwd'), 'deny', 'argument outside /tmp');
+    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store', { context: { hour_utc: 10 } }), 'allow', 'inside office hours');
+    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store', { context: { hour_utc: 22 } }), 'deny', 'outside office hours');
+  });
+
+  await run(POLICY_CASES.updateApplies, async (t, p) => {
+    const e = await p.createEngine({ name: 'upd', description: '' });
+    const pol = await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action == Action::"memory:search", resource);', description: '' });
+    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'deny');
+    await p.updatePolicy(e.engine_id, pol!.policy_id, { policy_body: 'permit(principal, action == Action::"memory:store", resource);' });
+    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'allow', 'the update decides the next call');
+    await p.deletePolicy(e.engine_id, pol!.policy_id);
+    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'deny', 'the delete decides the next call');
+  });
+
+  await run(POLICY_CASES.badBody, async (t, p) => {
+    const e = await p.createEngine({ name: 'bad', description: '' });
+    const err = (await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action, resource)\nwhenn { true };', description: '' }).then(
+      () => undefined,
+      (x: unknown) => x,
+    )) as { statusCode?: number; message?: string } | undefined;
+    t.equal(err?.statusCode, 400, 'rejected with 400');
+    t.match(err?.message, /line 2, column \d+/, 'the detail gives the position');
+    t.match(err?.message, /whenn/, "the detail carries the engine's message");
+    t.same((await p.listPolicies(e.engine_id, { max_results: 10 }))?.policies, [], 'nothing stored');
+    const pol = await p.createPolicy(e.engine_id, { policy_body: permitAll, description: '' });
+    const upd = await p.updatePolicy(e.engine_id, pol!.policy_id, { policy_body: 'forbid(principal' }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    t.equal(status(upd), 400, 'a bad update is rejected too');
+    t.equal((await p.getPolicy(e.engine_id, pol!.policy_id))?.policy_body, permitAll, 'and the stored policy is unchanged');
   });
 
   await run(POLICY_CASES.unsupported, async (t, p) => {
