@@ -1,5 +1,6 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
+import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
 
 /**
  * Request shapes of the reference platform client (agentic-primitives-gateway's
@@ -158,4 +159,22 @@ t.test('agent and team specs accept the reference models\' extra fields (checkpo
   const tupd = await app.inject({ method: 'PUT', url: '/api/v1/teams/ref-team', payload: { max_concurrent: null, checkpointing_enabled: false } });
   t.equal(tupd.statusCode, 200, tupd.body);
   t.match(tupd.json(), { max_concurrent: null, checkpointing_enabled: false }, 'max_concurrent is nullable: an explicit null clears it');
+});
+
+t.test('observability: changing a trace and reading its records is for its user or an admin', async (t) => {
+  const app = await makeApp(t, apiKeyUsers(ALICE_BOB_ROOT));
+  const as = (who: string) => ({ ...keyHeader(who), 'x-provider-observability': 'noop' });
+  await app.inject({ method: 'POST', url: '/api/v1/observability/traces', headers: as('alice'), payload: { trace_id: 'al-1', name: 'chat', user_id: 'alice' } });
+  t.equal((await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/al-1', headers: as('alice'), payload: { output: 'mine' } })).statusCode, 200);
+  const moved = await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/al-1', headers: as('alice'), payload: { user_id: 'bob' } });
+  t.equal(moved.statusCode, 403, 'a user cannot hand a trace to someone else');
+  const bob = await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/al-1', headers: as('bob'), payload: { output: 'hijacked' } });
+  t.equal(bob.statusCode, 403);
+  t.equal(bob.json().code, 'SB_ERR_OBSERVABILITY_FORBIDDEN');
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/observability/traces/al-1/scores', headers: as('bob') })).statusCode, 403);
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/observability/traces/al-1/generations', headers: as('bob') })).statusCode, 403);
+  t.equal((await app.inject({ method: 'GET', url: '/api/v1/observability/traces/al-1/scores', headers: as('alice') })).statusCode, 200);
+  const root = await app.inject({ method: 'PUT', url: '/api/v1/observability/traces/al-1', headers: as('root'), payload: { user_id: 'bob' } });
+  t.equal(root.statusCode, 200, 'an admin may');
+  t.match((await app.inject({ method: 'GET', url: '/api/v1/observability/traces/al-1', headers: as('root') })).json(), { output: 'mine', user_id: 'bob' }, 'bob changed nothing; the admin moved it');
 });
