@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import auth, { authConfigRoute } from './auth.ts';
+import enforcement from './enforcement.ts';
 import providers from './providers.ts';
 import memory from './memory/index.ts';
 import llm from './llm/index.ts';
@@ -27,6 +28,8 @@ const platform: FastifyPluginAsync = async (app) => {
   await app.register(
     async (v1) => {
       await v1.register(auth);
+      // After authentication, before any route: decides every request when policy enforcement is on.
+      await v1.register(enforcement);
       await v1.register(providers);
       await v1.register(memory, { prefix: '/memory' });
       await v1.register(llm, { prefix: '/llm' });

@@ -14,6 +14,7 @@ import {
 } from '../../../core/primitives/policy.ts';
 import { engineOr404, policyFor, requireAdmin } from './access.ts';
 import generations from './generations.ts';
+import schema from './schema.ts';
 
 const tags = ['policy'];
 const EngineParams = Type.Object({ engine_id: Type.String({ minLength: 1 }) });
@@ -127,6 +128,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(generations);
+  await app.register(schema);
 };
 
 export default routes;
