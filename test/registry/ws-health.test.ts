@@ -52,7 +52,13 @@ function feed(t: Test, url: string, headers: Record<string, string> = {}) {
   return { ws, messages, texts, closed, until };
 }
 
-const stats = async (app: FastifyInstance) => (await app.inject({ method: 'GET', url: '/api/health/ws/stats' })).json() as { active_connections: number; total_messages_sent: number; uptime_seconds: number };
+// The stats need credentials like every registry API (issue 13).
+const stats = async (app: FastifyInstance) =>
+  (await app.inject({ method: 'GET', url: '/api/health/ws/stats', headers: await asUser(app, ['mcp-registry-user'], 'stats-reader') })).json() as {
+    active_connections: number;
+    total_messages_sent: number;
+    uptime_seconds: number;
+  };
 
 async function statsUntil(app: FastifyInstance, pred: (s: Awaited<ReturnType<typeof stats>>) => boolean, label: string) {
   for (let i = 0; i < 100; i++) {
