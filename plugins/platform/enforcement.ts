@@ -22,6 +22,16 @@ declare module 'fastify' {
  * authentication and validation (preHandler), before the route calls its
  * provider, and anything but a permit is a 403.
  */
+/** The enforcing decision function of a policy provider, or null when it does not enforce. */
+export async function enforcementGate(provider: PolicyProvider | undefined): Promise<{ engineId: string; gate: ToolGate } | null> {
+  if (!provider?.capabilities.enforcement || !provider.authorize) return null;
+  const status = await provider.enforcement();
+  if (!status.enabled || !status.engine_id) return null;
+  const authorize = provider.authorize.bind(provider);
+  const engineId = status.engine_id;
+  return { engineId, gate: async (q) => (await authorize({ ...q, engine_id: engineId })).decision === 'allow' };
+}
+
 export default fp(
   async (app) => {
     // Collected as routes are added, so the published list is the routes that exist, not a hand-kept copy.
@@ -34,14 +44,11 @@ export default fp(
       }
     });
     const provider = app.sb.providers.get<PolicyProvider>('policy');
-    const status = provider?.capabilities.enforcement && provider.authorize ? await provider.enforcement() : { enabled: false, engine_id: null };
-    if (!provider?.authorize || !status.enabled || !status.engine_id) {
-      app.decorate('policyGate', null);
-      return;
-    }
+    const on = await enforcementGate(provider);
+    app.decorate('policyGate', on?.gate ?? null);
+    if (!on || !provider?.authorize) return;
     const authorize = provider.authorize.bind(provider);
-    const engineId = status.engine_id;
-    app.decorate('policyGate', async (q) => (await authorize({ ...q, engine_id: engineId })).decision === 'allow');
+    const engineId = on.engineId;
     app.log.info({ policy: provider.name, engine_id: engineId }, 'policy enforcement is on: /api/v1 requests need a Cedar permit');
     app.addHook('preHandler', async (request) => {
       const { actionName, ...q } = questionOf(request, engineId);

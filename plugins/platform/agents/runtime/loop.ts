@@ -18,6 +18,8 @@ export interface LoopInput {
   signal: AbortSignal;
   /** Text the model produced so far, kept for a cancellation checkpoint. */
   onText?: (text: string) => void;
+  /** Policy enforcement: asked before every tool call; false turns the call into a tool error the model sees. */
+  gate?: (tool: string, args: Record<string, unknown>) => Promise<boolean>;
 }
 
 export interface LoopResult {
@@ -73,6 +75,8 @@ async function runTool(input: LoopInput, call: ToolCall): Promise<string> {
   let result: string;
   if (!tool) {
     result = `Error: unknown tool '${call.name}'. Available tools: ${input.tools.map((t) => t.name).join(', ') || '(none)'}`;
+  } else if (input.gate && !(await input.gate(call.name, call.input ?? {}))) {
+    result = `Error: tool '${call.name}' was denied by policy (tools:invoke on Tool::"${call.name}"); do not retry it, answer without it or ask the user`;
   } else {
     try {
       result = await tool.run(call.input ?? {}, { emit: input.emit, signal: input.signal });

@@ -10,7 +10,9 @@ import type { AgentSpec, ChatResponse } from '../schemas.ts';
 import { bindTools, type BindEnv, type BoundTool, type ToolCallEnv } from './catalog.ts';
 import { RunCancelled, type Emit } from './events.ts';
 import { History, type Turn } from './history.ts';
-import { runLoop } from './loop.ts';
+import { runLoop, type LoopInput } from './loop.ts';
+import { enforcementGate, type ToolGate } from '../../enforcement.ts';
+import type { PolicyProvider } from '../../../../core/primitives/policy.ts';
 import { SessionIndex, type SessionEntry } from './sessions.ts';
 import { AgentSpecs } from './spec-store.ts';
 import { sendTrace } from './trace.ts';
@@ -66,6 +68,24 @@ export class AgentRuntime {
     this.specs = new AgentSpecs(sb.store);
     this.sessions = new SessionIndex(sb.store);
     this.history = new History(sb.store);
+  }
+
+  private enforcing?: Promise<ToolGate | null>;
+
+  /** Tool calls inside runs are decided like /api/v1 requests when enforcement is on (issue 23); undefined when off. */
+  private async toolGate(spec: AgentSpec, caller: Caller): Promise<LoopInput['gate']> {
+    const gate = await (this.enforcing ??= enforcementGate(this.sb.providers.get<PolicyProvider>('policy')).then((on) => on?.gate ?? null));
+    if (!gate) return undefined;
+    const p = caller.principal;
+    return (tool, args) =>
+      gate({
+        principal: `${p.type === 'service' ? 'Service' : 'User'}::${JSON.stringify(p.id)}`,
+        principal_parents: p.groups.map((g) => `Group::${JSON.stringify(g)}`),
+        principal_attrs: { is_admin: p.is_admin, type: p.type },
+        action: 'Action::"tools:invoke"',
+        resource: `Tool::${JSON.stringify(tool)}`,
+        context: { time: Math.floor(Date.now() / 1000), hour_utc: new Date().getUTCHours(), provider: 'default', agent: { __entity: { type: 'Agent', id: spec.name } }, arguments: args },
+      });
   }
 
   resolve<P extends ProviderBase>(spec: AgentSpec, caller: Caller, primitive: PrimitiveName): P {
@@ -143,6 +163,7 @@ export class AgentRuntime {
         stream: opts.stream ?? false,
         signal,
         onText: (t) => (partial += t),
+        gate: await this.toolGate(spec, caller),
       });
     } catch (err) {
       if (err instanceof RunCancelled) await save(partial);
@@ -203,7 +224,7 @@ export class AgentRuntime {
       else if (ev.type === 'sub_agent_token' || ev.type === 'sub_agent_tool') call.emit(ev);
     };
     try {
-      const r = await runLoop({ spec, messages: [{ role: 'user', content: message }], tools, llm, emit, stream: true, signal: call.signal });
+      const r = await runLoop({ spec, messages: [{ role: 'user', content: message }], tools, llm, emit, stream: true, signal: call.signal, gate: await this.toolGate(spec, caller) });
       return r.response;
     } finally {
       await Promise.allSettled(cleanups.map((fn) => fn()));
