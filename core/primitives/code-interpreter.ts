@@ -21,6 +21,7 @@ export const ExecuteRequest = Type.Object({
   code: Type.String({ minLength: 1 }),
   /** Defaults to the session's language. */
   language: Type.Optional(Type.String({ minLength: 1 })),
+  timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400, description: "Wall time before the run is killed (provider default, e.g. 30; at most the provider's max)" })),
 });
 export type ExecuteRequest = Static<typeof ExecuteRequest>;
 
@@ -31,6 +32,11 @@ export const ExecuteResult = Type.Object({
   exit_code: Type.Integer(),
   result: Type.Unknown(),
   error: Type.Union([Type.String(), Type.Null()]),
+  duration_ms: Type.Optional(Type.Integer()),
+  /** Files of the session folder that the run created or changed. */
+  files_created: Type.Optional(Type.Array(Type.String())),
+  /** stdout or stderr went over the provider's cap and was cut. */
+  truncated: Type.Optional(Type.Boolean()),
 });
 export type ExecuteResult = Static<typeof ExecuteResult>;
 
@@ -70,7 +76,7 @@ export interface CodeInterpreterProvider extends ProviderBase {
   listSessions(): Promise<CodeSession[]>;
   getSession(sessionId: string): Promise<CodeSession | undefined>;
   deleteSession(sessionId: string): Promise<boolean>;
-  execute(sessionId: string, code: string, language: string): Promise<ExecuteResult>;
+  execute(sessionId: string, code: string, language: string, opts?: { timeoutSeconds?: number }): Promise<ExecuteResult>;
   history(sessionId: string, limit: number): Promise<HistoryEntry[]>;
   uploadFile(sessionId: string, filename: string, data: Buffer): Promise<FileInfo>;
   downloadFile(sessionId: string, filename: string): Promise<Buffer | undefined>;

@@ -13,7 +13,8 @@ const filenameOk = new RegExp(FILENAME_PATTERN);
 
 /** Session files: multipart upload (field `file`) and raw download. Multipart parsing is scoped to this plugin. */
 const files: FastifyPluginAsyncTypebox = async (app) => {
-  await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1 } });
+  // preservePath: the name as sent, so a name with a folder in it is refused rather than cut to its last part.
+  await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1 }, preservePath: true });
   const providerFor = (headers: Record<string, string | string[] | undefined>) => app.sb.providers.resolve<CodeInterpreterProvider>('code_interpreter', headers);
 
   app.post(
@@ -35,9 +36,11 @@ const files: FastifyPluginAsyncTypebox = async (app) => {
       if (!request.isMultipart()) throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', "Send the file as multipart/form-data in a field named 'file'");
       const part = await request.file();
       if (!part || part.fieldname !== 'file') throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', "The multipart body has no field named 'file'");
-      const filename = basename(part.filename ?? '');
-      if (!filenameOk.test(filename)) {
-        throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', `File name '${filename}' is not allowed: use 1-255 letters, digits, spaces, '.', '_' or '-'`);
+      const given = part.filename ?? '';
+      // A path in the name is refused, not quietly cut to its last part: the caller meant another place.
+      const filename = basename(given);
+      if (filename !== given || !filenameOk.test(filename)) {
+        throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', `File name '${given}' is not allowed: use 1-255 letters, digits, spaces, '.', '_' or '-', and no folders`);
       }
       const data = await part.toBuffer();
       return reply.code(201).send(await p.uploadFile(session_id, filename, data));

@@ -73,7 +73,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       const language = request.body.language ?? session.language;
       requireLanguage(p, language);
       try {
-        return await p.execute(session.session_id, request.body.code, language);
+        return await p.execute(session.session_id, request.body.code, language, { timeoutSeconds: request.body.timeout_seconds });
       } catch (err) {
         // Code that fails is a result (exit_code, error); a throw means the sandbox itself failed.
         if (isSwitchboardError(err)) throw err;
