@@ -142,7 +142,7 @@ t.test('tool catalog has every key of spec 4.1; agents list their tools', async 
   t.same(Object.keys(cat), ['memory', 'code_interpreter', 'browser', 'tools', 'identity', 'shared_memory', 'task_board', 'agent_management', 'agents']);
   t.same(cat.memory.map((x: { name: string }) => x.name), ['remember', 'recall', 'search_memory', 'forget', 'list_memories']);
   t.same(cat.shared_memory.map((x: { name: string }) => x.name), ['share_finding', 'read_shared', 'search_shared', 'list_shared']);
-  t.same(cat.code_interpreter.map((x: { name: string }) => x.name), ['execute_code']);
+  t.same(cat.code_interpreter.map((x: { name: string }) => x.name), ['execute_code', 'upload_file', 'read_file']);
   t.same(cat.browser.map((x: { name: string }) => x.name), ['navigate', 'read_page', 'click', 'type_text', 'screenshot', 'evaluate_js']);
   t.same(cat.tools.map((x: { name: string }) => x.name), ['search_tools', 'invoke_tool']);
   t.same(cat.agent_management.map((x: { name: string }) => x.name), ['create_agent', 'list_agents', 'list_primitives', 'delete_agent', 'delegate_to']);
