@@ -1,5 +1,5 @@
-import MiniSearch from 'minisearch';
 import type { MemoryRecord, SearchHit } from '../../core/primitives/memory.ts';
+import { Bm25Index } from './bm25-index.ts';
 
 const STOP_WORDS = new Set(
   'a an and are as at be but by for from has have i if in into is it its of on or our so that the their then there these they this to was we were will with you your'.split(' '),
@@ -26,22 +26,16 @@ export function normaliseTerm(term: string): string | null {
 }
 
 /**
- * One namespace's records in memory with a BM25 index (MiniSearch) over key and
- * content. Built from the store on first use and kept current by the writes
+ * One namespace's records in memory with a BM25 index (bm25-index.ts: top-k by
+ * MaxScore, see there why it replaced MiniSearch) over key and content. Built from the store on first use and kept current by the writes
  * of this process; `version` says which store generation it reflects.
  */
 export class NamespaceIndex {
   readonly records = new Map<string, MemoryRecord>();
   // Terms are stemmed and stop words dropped at index time, so "programs" finds
-  // "programming" without query-time prefix or fuzzy expansion: those multiply
-  // the postings a query walks (measured: fuzzy+prefix 3-4x slower at 100,000
-  // records). Prefix matching is kept for one-word queries, where it is cheap.
-  private readonly mini = new MiniSearch<{ id: string; key: string; content: string }>({
-    fields: ['key', 'content'],
-    idField: 'id',
-    processTerm: normaliseTerm,
-    searchOptions: { boost: { key: 2 }, prefix: (term, _i, terms) => terms.length === 1 && term.length > 3 },
-  });
+  // "programming" without query-time fuzzy expansion: that multiplies the
+  // postings a query walks. Prefix matching is kept for one-word queries, where it is cheap.
+  readonly lexical = new Bm25Index(normaliseTerm);
 
   constructor(public version: string) {}
 
@@ -55,28 +49,28 @@ export class NamespaceIndex {
 
   put(r: MemoryRecord): void {
     this.newestFirst = undefined;
-    if (this.records.has(r.key)) this.mini.discard(r.key);
+    const old = this.records.get(r.key);
+    if (old) this.lexical.remove(old.key, old.content);
     this.records.set(r.key, r);
-    this.mini.add({ id: r.key, key: r.key, content: r.content });
+    this.lexical.add(r.key, r.content);
   }
 
   remove(key: string): void {
-    if (!this.records.delete(key)) return;
+    const old = this.records.get(key);
+    if (!old) return;
+    this.records.delete(key);
     this.newestFirst = undefined;
-    this.mini.discard(key);
+    this.lexical.remove(key, old.content);
   }
 
   /** Lexical hits, best first, with metadata filters applied before the cut to top_k. */
   search(query: string, topK: number, filters?: Record<string, unknown>): SearchHit[] {
     const matches = (r: MemoryRecord) => !filters || Object.entries(filters).every(([k, v]) => JSON.stringify(r.metadata?.[k]) === JSON.stringify(v));
-    const out: SearchHit[] = [];
-    for (const hit of this.mini.search(query)) {
-      const record = this.records.get(hit.id as string);
-      if (!record || !matches(record)) continue;
-      out.push({ record, score: hit.score });
-      if (out.length >= topK) break;
-    }
-    return out;
+    const accept = (key: string) => {
+      const r = this.records.get(key);
+      return r !== undefined && matches(r);
+    };
+    return this.lexical.search(query, topK, filters ? accept : undefined).map((h) => ({ record: this.records.get(h.key) as MemoryRecord, score: h.score }));
   }
 
   /** Every record with a key, best-first by cosine similarity to `query` (semantic ranking). */

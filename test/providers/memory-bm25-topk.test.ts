@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import t from 'tap';
+import { Bm25Index } from '../../providers/keyv/bm25-index.ts';
+import { normaliseTerm } from '../../providers/keyv/search-index.ts';
+
+// A small vocabulary so terms repeat across records; "common" is put in every record
+// so broad queries (every term in every record) are always part of the mix.
+const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
+const word = fc.constantFrom(...VOCAB);
+const record = fc.array(word, { minLength: 1, maxLength: 12 }).map((ws) => `common ${ws.join(' ')}`);
+const query = fc.oneof(
+  fc.array(word, { minLength: 1, maxLength: 4 }).map((ws) => ws.join(' ')),
+  fc.array(word, { minLength: 0, maxLength: 3 }).map((ws) => ['common', ...ws].join(' ')),
+  fc.constant('common'),
+  fc.constant('common common'),
+);
+// Operations: put (possibly replacing a key) or remove, so tombstones and compaction are exercised.
+const op = fc.oneof(
+  fc.record({ kind: fc.constant('put' as const), key: fc.integer({ min: 0, max: 40 }), content: record }),
+  fc.record({ kind: fc.constant('del' as const), key: fc.integer({ min: 0, max: 40 }) }),
+);
+
+function build(ops: { kind: 'put' | 'del'; key: number; content?: string }[]) {
+  const idx = new Bm25Index(normaliseTerm);
+  const contents = new Map<string, string>();
+  for (const o of ops) {
+    const key = `k${o.key}`;
+    if (o.kind === 'put') {
+      const prev = contents.get(key);
+      if (prev !== undefined) idx.remove(key, prev);
+      idx.add(key, o.content as string);
+      contents.set(key, o.content as string);
+    } else if (contents.has(key)) {
+      idx.remove(key, contents.get(key) as string);
+      contents.delete(key);
+    }
+  }
+  return { idx, contents };
+}
+
+function same(_t: unknown, a: { key: string; score: number }[], b: { key: string; score: number }[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((h, i) => h.key === b[i].key && Math.abs(h.score - b[i].score) <= 1e-9);
+}
+
+t.test('MaxScore top-k equals exhaustive BM25: same ids in the same order, scores within 1e-9', async (t) => {
+  let broadChecked = 0;
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), query, fc.integer({ min: 1, max: 15 }), (ops, q, k) => {
+      const { idx, contents } = build(ops);
+      const pruned = idx.search(q, k);
+      const full = idx.exhaustive(q, k);
+      if (/^common( common)?$/.test(q) && contents.size > 0) {
+        broadChecked++;
+        // A broad query matches every live record.
+        if (full.length !== Math.min(k, contents.size)) return false;
+      }
+      if (pruned.some((h) => !contents.has(h.key))) return false;
+      return same(t, pruned, full);
+    }),
+    { numRuns: 400, seed: 26 },
+  );
+  t.ok(broadChecked > 0, `broad queries were among the generated cases (${broadChecked})`);
+});
+
+t.test('with a filter the pruned search still equals the exhaustive one over the accepted records', async (t) => {
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), query, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 2, max: 4 }), (ops, q, k, mod) => {
+      const { idx } = build(ops);
+      const accept = (key: string) => Number(key.slice(1)) % mod === 0;
+      return same(t, idx.search(q, k, accept), idx.exhaustive(q, k, accept));
+    }),
+    { numRuns: 200, seed: 7 },
+  );
+  t.pass('200 generated corpora agreed');
+});
+
+t.test('a broad query over many records: top-k agrees and the best record ranks first', async (t) => {
+  const idx = new Bm25Index(normaliseTerm);
+  for (let i = 0; i < 5000; i++) idx.add(`r${i}`, `common ${VOCAB[i % VOCAB.length]} ${VOCAB[(i * 7) % VOCAB.length]} filler${i % 97}`);
+  idx.add('short', 'common');
+  const pruned = idx.search('common', 10);
+  t.same(pruned, idx.exhaustive('common', 10));
+  t.equal(pruned[0].key, 'short', 'the shortest record holding the term scores highest');
+  t.equal(idx.search('nothing-here', 10).length, 0);
+});
