@@ -141,7 +141,11 @@ function finishOperation(path: string, method: string, source: Operation, taken:
     if (Number(status) < 400) continue;
     const content = res.content as Record<string, { schema?: unknown }> | undefined;
     const json = content?.['application/json'];
-    if (json && isErrorBody(json.schema)) responses[status] = { ...res, content: { ...content, 'application/json': { schema: { $ref: ERROR_REF } } } };
+    if (!json) continue;
+    const any = (json.schema as { anyOf?: unknown[] } | undefined)?.anyOf;
+    // A union (e.g. the login's JSON error or HTML page) keeps its other members.
+    const schema = isErrorBody(json.schema) ? { $ref: ERROR_REF } : any ? { ...(json.schema as Json), anyOf: any.map((m) => (isErrorBody(m) ? { $ref: ERROR_REF } : m)) } : undefined;
+    if (schema) responses[status] = { ...res, content: { ...content, 'application/json': { ...json, schema } } };
   }
 
   const takesInput = op.requestBody !== undefined || op.parameters!.some((p) => p.in !== 'header');

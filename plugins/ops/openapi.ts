@@ -22,7 +22,7 @@ export default fp(
     await app.register(swaggerUi, {
       routePrefix: '/docs',
       // persistAuthorization: a token typed into Authorize survives a reload of the page.
-      uiConfig: { persistAuthorization: true, requestInterceptor: docsRequestInterceptor as never },
+      uiConfig: { persistAuthorization: true, docExpansion: 'none', requestInterceptor: docsRequestInterceptor as never },
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
