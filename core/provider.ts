@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ProviderKind } from './primitives.ts';
-import type { Store } from './store.ts';
+import type { Store } from './store-types.ts';
 import type { LateServices } from './registry-link.ts';
 
-export type Health = 'ok' | 'reachable' | 'down';
+import type { Health } from './health.ts';
+
+export type { Health };
 
 /** Capabilities are plain data so the HTTP layer can refuse (501) before calling a provider. */
 export type Capabilities = Record<string, boolean | string | readonly string[]>;

@@ -1,6 +1,6 @@
 import { unavailable } from './errors.ts';
-import type { Health } from './provider.ts';
-import type { Collection, Store } from './store.ts';
+import type { Health } from './health.ts';
+import type { Collection, Store } from './store-types.ts';
 
 /** Default for `store.command_timeout_ms`. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;

@@ -1,5 +1,5 @@
 import { deepFreeze } from './deep-frozen.ts';
-import type { Collection } from './store.ts';
+import type { Collection } from './store-types.ts';
 import { UnstorableValue, unstorableError } from './store-value.ts';
 
 /**

@@ -3,34 +3,20 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forbidden } from '../../../core/errors.ts';
 import { Authenticator, type Identified } from './identify.ts';
-import { buildIdpVerifier, type Idp } from './idp.ts';
+import { buildIdpVerifier } from './idp.ts';
 import { loadAdminCredentials, loadSecretKey } from './keys.ts';
 import { boundPathAllowed, isPublicPath } from './resource-binding.ts';
-import type { UserContext } from './context.ts';
-import type { ResourceType } from './self-tokens.ts';
 import { ScopeStore, readScopeFiles } from './scope-store.ts';
 import { attachCsrfCheck } from './csrf.ts';
-import { authSettings, type AuthSettings } from './settings.ts';
+import { authSettings } from './settings.ts';
 import loginRoutes from './routes/login.ts';
 import tokenRoutes from './routes/tokens.ts';
+import type { RegistryAuth } from './registry-auth.ts';
 import scopeRoutes from './routes/scopes.ts';
 import groupRoutes from './routes/groups.ts';
 import validateRoutes from './routes/validate.ts';
 
-/** What the auth plugin shares with the rest of the registry (catalog, gateway, health). */
-export interface RegistryAuth {
-  settings: AuthSettings;
-  authenticator: Authenticator;
-  scopes: ScopeStore;
-  idp?: Idp;
-  /**
-   * Set by the catalog: may `user` see this registered resource? Undefined when
-   * the catalog does not hold it. Token minting (spec 4.4 rule 7) asks it first,
-   * so a bound token follows the catalog's own visibility rules (private skills,
-   * server groups), and falls back to the scopes for resources not registered.
-   */
-  resourceVisible?: (user: UserContext, type: ResourceType, id: string) => boolean | undefined;
-}
+export type { RegistryAuth };
 
 const byContext = new WeakMap<object, RegistryAuth>();
 

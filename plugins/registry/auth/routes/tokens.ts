@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { badRequest, forbidden, unavailable, unprocessable } from '../../../../core/errors.ts';
 import { canAccessServer, hasPermission, requireAdmin, requireUser } from '../access.ts';
 import type { UserContext } from '../context.ts';
-import type { RegistryAuth } from '../index.ts';
+import type { RegistryAuth } from '../registry-auth.ts';
 import { MintLimiter } from '../mint-limit.ts';
 import { navHtml } from '../../../pages/nav.ts';
 import { normalizeResourceId } from '../resource-binding.ts';

@@ -1,0 +1,33 @@
+import type { Health } from './health.ts';
+
+/**
+ * The core store: named collections of JSON values on keyv. Every backend
+ * failure surfaces as a 503 that names the store, never as a miss: callers
+ * must be able to tell "not there" from "could not look".
+ */
+export interface Collection<T> {
+  get(key: string): Promise<T | undefined>;
+  getMany(keys: string[]): Promise<Array<T | undefined>>;
+  set(key: string, value: T, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  /**
+   * Write only when no live entry holds the key, atomically on every backend
+   * (one process or several on a shared SQLite file or Redis): true when this
+   * call wrote it. For claims that must be won once (a team task run).
+   */
+  setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean>;
+  /** Every live entry of the collection, in key order where the backend keeps one. */
+  entries(): AsyncIterable<[string, T]>;
+  clear(): Promise<void>;
+}
+
+export type StoreBackend = 'sqlite' | 'redis' | 'memory';
+
+export interface Store {
+  readonly backend: StoreBackend;
+  /** Where the data lives, without credentials (for logs and /readyz). */
+  readonly location: string;
+  collection<T>(name: string): Collection<T>;
+  healthcheck(): Promise<Health>;
+  close(): Promise<void>;
+}
