@@ -55,12 +55,18 @@ const RESPONSES: Record<string, { status: string; description: string }> = {
   Unauthenticated: { status: '401', description: 'Credentials are missing, expired or invalid.' },
   Forbidden: { status: '403', description: 'The credentials do not allow this (scope, group or CSRF token missing).' },
   NotFound: { status: '404', description: 'Nothing exists at this path.' },
-  Invalid: { status: '422', description: 'The request does not match the schema; detail lists each problem with its location.' },
+  Invalid: {
+    status: '422',
+    description: 'The request does not match the schema; detail lists each problem with its location.',
+  },
   Internal: { status: '500', description: 'Unexpected server error; the log has the cause.' },
   Unavailable: { status: '503', description: 'A dependency (provider, store) is down; detail names it.' },
 };
 
-const errorContent = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: ERROR_REF } } } });
+const errorContent = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: ERROR_REF } } },
+});
 
 /** `/api/v1/code-interpreter/...` -> the primitives whose X-Provider-* header routes the call. */
 function routedPrimitives(path: string): PrimitiveName[] {
@@ -69,7 +75,8 @@ function routedPrimitives(path: string): PrimitiveName[] {
   return (PRIMITIVES as readonly string[]).includes(area ?? '') ? [area as PrimitiveName] : [];
 }
 
-const headerName = (primitive: PrimitiveName) => providerHeader(primitive).replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase());
+const headerName = (primitive: PrimitiveName) =>
+  providerHeader(primitive).replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase());
 
 /** The routing and pass-through credential headers of spec 5.5, on the platform operations they affect. */
 function platformHeaders(path: string): Json[] {
@@ -80,7 +87,8 @@ function platformHeaders(path: string): Json[] {
       in: 'header',
       name: 'X-Provider',
       required: false,
-      description: 'Provider instance for every primitive of this call that has an instance of that name (GET /api/v1/providers lists them).',
+      description:
+        'Provider instance for every primitive of this call that has an instance of that name (GET /api/v1/providers lists them).',
       schema: { type: 'string' },
     },
     ...primitives.map((p) => ({
@@ -120,12 +128,19 @@ export function operationIdOf(method: string, path: string): string {
 /** An error response the route declared with the shared body: pointed at the one component. */
 function isErrorBody(schema: unknown): boolean {
   const s = schema as { type?: string; required?: string[] } | undefined;
-  return s?.type === 'object' && Array.isArray(s.required) && s.required.includes('detail') && s.required.includes('code');
+  return (
+    s?.type === 'object' && Array.isArray(s.required) && s.required.includes('detail') && s.required.includes('code')
+  );
 }
 
 function finishOperation(path: string, method: string, source: Operation, taken: Set<string>): Operation {
-  const op: Operation = { ...source, responses: { ...(source.responses ?? {}) }, parameters: [...(source.parameters ?? [])] };
-  const responses = op.responses!;
+  const op: Operation = {
+    ...source,
+    responses: { ...(source.responses ?? {}) },
+    parameters: [...(source.parameters ?? [])],
+  };
+  const responses: Record<string, Json> = op.responses ?? {};
+  const parameters: NonNullable<Operation['parameters']> = op.parameters ?? [];
   const platform = path === '/api/v1' || path.startsWith('/api/v1/');
 
   let id = op.operationId ?? operationIdOf(method, path);
@@ -144,13 +159,18 @@ function finishOperation(path: string, method: string, source: Operation, taken:
     if (!json) continue;
     const any = (json.schema as { anyOf?: unknown[] } | undefined)?.anyOf;
     // A union (e.g. the login's JSON error or HTML page) keeps its other members.
-    const schema = isErrorBody(json.schema) ? { $ref: ERROR_REF } : any ? { ...(json.schema as Json), anyOf: any.map((m) => (isErrorBody(m) ? { $ref: ERROR_REF } : m)) } : undefined;
+    const schema = isErrorBody(json.schema)
+      ? { $ref: ERROR_REF }
+      : any
+        ? { ...(json.schema as Json), anyOf: any.map((m) => (isErrorBody(m) ? { $ref: ERROR_REF } : m)) }
+        : undefined;
     if (schema) responses[status] = { ...res, content: { ...content, 'application/json': { ...json, schema } } };
   }
 
-  const takesInput = op.requestBody !== undefined || op.parameters!.some((p) => p.in !== 'header');
+  const takesInput = op.requestBody !== undefined || parameters.some((p) => p.in !== 'header');
   const add = (name: keyof typeof RESPONSES, when: boolean) => {
-    if (when && !responses[RESPONSES[name].status]) responses[RESPONSES[name].status] = { $ref: `#/components/responses/${name}` };
+    if (when && !responses[RESPONSES[name].status])
+      responses[RESPONSES[name].status] = { $ref: `#/components/responses/${name}` };
   };
   const secured = (op.security as unknown[]).length > 0;
   add('Malformed', platform && op.requestBody !== undefined);
@@ -161,11 +181,11 @@ function finishOperation(path: string, method: string, source: Operation, taken:
   add('Internal', true);
   add('Unavailable', platform);
 
-  const have = new Set(op.parameters!.map((p) => `${p.in}:${p.name.toLowerCase()}`));
+  const have = new Set(parameters.map((p) => `${p.in}:${p.name.toLowerCase()}`));
   for (const h of platform ? platformHeaders(path) : []) {
-    if (!have.has(`header:${String(h.name).toLowerCase()}`)) op.parameters!.push(h as { in: string; name: string } & Json);
+    if (!have.has(`header:${String(h.name).toLowerCase()}`)) parameters.push(h as { in: string; name: string } & Json);
   }
-  if (!op.parameters!.length) delete op.parameters;
+  if (!parameters.length) delete op.parameters;
   return op;
 }
 
@@ -183,7 +203,9 @@ export function finishDocument(generated: Json): Json {
     }
     outPaths[path] = item;
   }
-  const used = new Set(Object.values(outPaths).flatMap((item) => METHODS.flatMap((m) => (item[m] as Operation | undefined)?.tags ?? [])));
+  const used = new Set(
+    Object.values(outPaths).flatMap((item) => METHODS.flatMap((m) => (item[m] as Operation | undefined)?.tags ?? [])),
+  );
   const components = (generated.components ?? {}) as Json;
   return {
     ...generated,

@@ -10,16 +10,27 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A registry token (POST /api/tokens/generate, or an IdP access token) or, on /api/v1, a platform token of the configured auth backend.',
+    description:
+      'A registry token (POST /api/tokens/generate, or an IdP access token) or, on /api/v1, a platform token of the configured auth backend.',
   },
-  basic: { type: 'http', scheme: 'basic', description: 'The local registry admin (username and password from the admin password file).' },
+  basic: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'The local registry admin (username and password from the admin password file).',
+  },
   session: {
     type: 'apiKey',
     in: 'cookie',
     name: 'mcp_gateway_session',
-    description: 'The browser session set by /login. Unsafe methods also need the X-CSRF-Token header; this page sends it for you.',
+    description:
+      'The browser session set by /login. Unsafe methods also need the X-CSRF-Token header; this page sends it for you.',
   },
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A platform API key (POST /api/v1/identity/api-key or the auth backend config).' },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: 'A platform API key (POST /api/v1/identity/api-key or the auth backend config).',
+  },
   xAuthorization: {
     type: 'apiKey',
     in: 'header',
@@ -35,7 +46,16 @@ export type SecurityRequirement = Array<Partial<Record<SchemeName, string[]>>>;
 const anyOf = (...names: SchemeName[]): SecurityRequirement => names.map((n) => ({ [n]: [] }));
 
 /** Answer the same with or without credentials: ops, discovery documents, the login flow, the signed live viewer. */
-const PUBLIC_EXACT = new Set(['/', '/healthz', '/readyz', '/metrics', '/openapi.json', '/auth/config', '/logout', '/api/auth/logout']);
+const PUBLIC_EXACT = new Set([
+  '/',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/auth/config',
+  '/logout',
+  '/api/auth/logout',
+]);
 const PUBLIC_PREFIXES = ['/.well-known/', '/docs', '/api/v1/browser/live/'];
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);

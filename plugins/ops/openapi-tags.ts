@@ -13,7 +13,8 @@ export const TAGS: Record<string, string> = {
   'registry: agents': 'A2A agents in the registry: register, discover (also semantically), enable and edit them.',
   'registry: skills': 'Skills in the registry: register, rate, enable and edit them.',
   'registry: health': 'Health of registered servers: the periodic check, refreshing one now, and the live status feed.',
-  'registry: internal': 'Internal registry operations for administration scripts (admin only), including server groups.',
+  'registry: internal':
+    'Internal registry operations for administration scripts (admin only), including server groups.',
   'registry: discovery': 'Public discovery documents: enabled servers with how to reach them, and the registry health.',
   'registry: ui': 'The registry pages and the JSON endpoints they call.',
   'registry: older paths': 'Unprefixed paths kept for clients of the older registry API.',

@@ -17,12 +17,19 @@ export default fp(
         openapi: '3.1.0',
         info: { title: 'Switchboard', version: '0.1.0', description: 'MCP/A2A registry and agent platform gateway' },
       },
-      transformObject: (documentObject) => finishDocument('openapiObject' in documentObject ? (documentObject.openapiObject as Record<string, unknown>) : {}) as never,
+      transformObject: (documentObject) =>
+        finishDocument(
+          'openapiObject' in documentObject ? (documentObject.openapiObject as Record<string, unknown>) : {},
+        ) as never,
     });
     await app.register(swaggerUi, {
       routePrefix: '/docs',
       // persistAuthorization: a token typed into Authorize survives a reload of the page.
-      uiConfig: { persistAuthorization: true, docExpansion: 'none', requestInterceptor: docsRequestInterceptor as never },
+      uiConfig: {
+        persistAuthorization: true,
+        docExpansion: 'none',
+        requestInterceptor: docsRequestInterceptor as never,
+      },
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },

@@ -58,7 +58,9 @@ else {
       op.locator('.execute').click(),
     ]);
     // What the page itself shows as the live response, not only what went over the wire.
-    const shown = (await op.locator('.live-responses-table .response .response-col_status').first().textContent())?.trim();
+    const shown = (
+      await op.locator('.live-responses-table .response .response-col_status').first().textContent()
+    )?.trim();
     return { response, shown };
   }
 
@@ -84,7 +86,11 @@ else {
     await page.locator('.btn-done').first().click();
 
     const { response, shown } = await tryItOut(page, 'auth', 'getApiAuthMe', '/api/auth/me');
-    t.equal(response.request().headers().authorization, `Bearer ${token}`, 'the token went in the Authorization header');
+    t.equal(
+      response.request().headers().authorization,
+      `Bearer ${token}`,
+      'the token went in the Authorization header',
+    );
     t.equal(response.status(), 200);
     t.equal((await response.json()).username, 'admin', 'the call ran as the token owner');
     t.equal(shown, '200', 'the docs page shows the 200');
@@ -99,19 +105,32 @@ else {
     await page.goto(`${base}/login`);
     await page.fill('input[name=username]', 'admin');
     await page.fill('input[name=password]', PASSWORD);
-    await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.locator('form [type=submit], form button').first().click()]);
+    await Promise.all([
+      page.waitForURL((u) => !u.pathname.startsWith('/login')),
+      page.locator('form [type=submit], form button').first().click(),
+    ]);
     const names = (await context.cookies()).map((c) => c.name);
     t.ok(names.includes('mcp_gateway_session'), 'logged in: the session cookie is set');
 
     await page.goto(`${base}/docs/`);
     // Without the header the same call is refused: the success below is the page's doing, not a lax check.
     const bare = await page.evaluate(async () => {
-      const r = await fetch('/api/tokens/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"expires_in_hours":1}' });
+      const r = await fetch('/api/tokens/generate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"expires_in_hours":1}',
+      });
       return { status: r.status, code: ((await r.json()) as { code?: string }).code };
     });
     t.same(bare, { status: 403, code: 'SB_ERR_AUTH_CSRF' }, 'a cookie POST without the CSRF header is refused');
 
-    const { response, shown } = await tryItOut(page, 'tokens', 'postApiTokensGenerate', '/api/tokens/generate', '{"expires_in_hours": 1, "description": "minted from /docs"}');
+    const { response, shown } = await tryItOut(
+      page,
+      'tokens',
+      'postApiTokensGenerate',
+      '/api/tokens/generate',
+      '{"expires_in_hours": 1, "description": "minted from /docs"}',
+    );
     const sent = response.request().headers();
     t.ok(sent['x-csrf-token'], 'the page sent X-CSRF-Token');
     t.notOk(sent.authorization, 'no Authorization header: the cookie authenticated the call');

@@ -15,11 +15,15 @@ interface LintReport {
 /** `redocly lint` with the repo's redocly.yaml, JSON report on stdout (it exits 1 when there are errors). */
 function lint(file: string): Promise<LintReport> {
   return new Promise((done, fail) => {
-    const child = spawn(REDOCLY, ['lint', file, '--format=json', '--max-problems=1000', `--config=${join(ROOT, 'redocly.yaml')}`], {
-      cwd: ROOT,
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      REDOCLY,
+      ['lint', file, '--format=json', '--max-problems=1000', `--config=${join(ROOT, 'redocly.yaml')}`],
+      {
+        cwd: ROOT,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c));
@@ -54,8 +58,14 @@ t.test('the generated OpenAPI document passes redocly lint (recommended) with 0 
 
   const [report, brokenReport] = await Promise.all([lint(file), lint(brokenFile)]);
   const errors = report.problems.filter((p) => p.severity === 'error');
-  t.equal(report.totals.errors, 0, errors.length ? `lint errors:\n${errors.slice(0, 30).map(describe).join('\n')}` : 'no lint errors');
-  t.comment(`${report.totals.warnings} warnings: ${[...new Set(report.problems.map((p) => p.ruleId))].join(', ') || 'none'}`);
+  t.equal(
+    report.totals.errors,
+    0,
+    errors.length ? `lint errors:\n${errors.slice(0, 30).map(describe).join('\n')}` : 'no lint errors',
+  );
+  t.comment(
+    `${report.totals.warnings} warnings: ${[...new Set(report.problems.map((p) => p.ruleId))].join(', ') || 'none'}`,
+  );
   t.ok(
     brokenReport.problems.some((p) => p.severity === 'error' && p.ruleId === 'security-defined'),
     'an undefined security scheme is reported as an error',

@@ -19,7 +19,10 @@ async function routes(app: FastifyInstance) {
         response: { 201: Type.Object({ id: Type.String(), size: Type.Integer() }) },
       },
     },
-    async (request, reply) => reply.status(201).send({ id: (request.params as { id: string }).id, size: (request.body as { size: number }).size }),
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send({ id: (request.params as { id: string }).id, size: (request.body as { size: number }).size }),
   );
 }
 
@@ -37,7 +40,10 @@ t.test('/openapi.json is generated from the route schemas', async (t) => {
   t.equal(op.summary, 'Make a widget');
   t.same(op.requestBody.content['application/json'].schema.required, ['size']);
   t.equal(op.requestBody.content['application/json'].schema.properties.size.minimum, 1);
-  t.same(op.parameters.map((p: { name: string; in: string }) => [p.in, p.name]), [['path', 'id']]);
+  t.same(
+    op.parameters.map((p: { name: string; in: string }) => [p.in, p.name]),
+    [['path', 'id']],
+  );
   t.equal(op.responses['201'].content['application/json'].schema.properties.size.type, 'integer');
 
   t.ok(doc.paths['/healthz']?.get?.responses?.['200'], 'ops routes too');
@@ -48,7 +54,9 @@ t.test('/openapi.json is generated from the route schemas', async (t) => {
 
 t.test('every documented operation carries a response schema and a tag', async (t) => {
   const app = await makeApp(t, {}, { discovery: { builtinRoot: ROOT } });
-  const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { tags?: string[]; responses?: Record<string, unknown> }>> };
+  const doc = (await app.inject({ url: '/openapi.json' })).json() as {
+    paths: Record<string, Record<string, { tags?: string[]; responses?: Record<string, unknown> }>>;
+  };
   const count = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
   t.ok(count > 20, `documents the surfaces (${count} operations)`);
   const untagged = Object.entries(doc.paths).flatMap(([path, ops]) =>
@@ -86,9 +94,15 @@ t.test('security, operationIds, tags and error responses are derived for every o
   const doc = (await app.inject({ url: '/openapi.json' })).json() as {
     tags: Array<{ name: string; description?: string }>;
     paths: Record<string, Record<string, Op>>;
-    components: { securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }>; responses: Record<string, unknown>; schemas: Record<string, unknown> };
+    components: {
+      securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }>;
+      responses: Record<string, unknown>;
+      schemas: Record<string, unknown>;
+    };
   };
-  const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+  const ops = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
   const schemes = doc.components.securitySchemes;
   t.match(schemes.bearer, { type: 'http', scheme: 'bearer' });
   t.match(schemes.basic, { type: 'http', scheme: 'basic' });
@@ -96,19 +110,36 @@ t.test('security, operationIds, tags and error responses are derived for every o
   t.match(schemes.apiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
   t.match(schemes.xAuthorization, { type: 'apiKey', in: 'header', name: 'X-Authorization' });
 
-  const names = (path: string, method = 'get') => doc.paths[path][method].security?.map((s) => Object.keys(s).join('+'));
+  const names = (path: string, method = 'get') =>
+    doc.paths[path][method].security?.map((s) => Object.keys(s).join('+'));
   t.same(names('/api/servers/register', 'post'), ['bearer', 'basic', 'session'], 'registry: bearer, basic, cookie');
   t.same(names('/api/v1/memory/{namespace}', 'post'), ['bearer', 'apiKey'], 'platform: bearer, X-Api-Key');
   t.same(names('/validate'), ['xAuthorization', 'bearer', 'session'], '/validate: X-Authorization, bearer, cookie');
-  for (const open of ['/healthz', '/readyz', '/auth/config', '/.well-known/mcp-servers', '/api/v1/browser/live/{session_id}']) {
+  for (const open of [
+    '/healthz',
+    '/readyz',
+    '/auth/config',
+    '/.well-known/mcp-servers',
+    '/api/v1/browser/live/{session_id}',
+  ]) {
     t.same(doc.paths[open].get.security, [], `${open} is public`);
   }
-  t.notOk(ops.some(({ op }) => op.security === undefined), 'every operation states its security');
+  t.notOk(
+    ops.some(({ op }) => op.security === undefined),
+    'every operation states its security',
+  );
 
   const ids = ops.map(({ op }) => op.operationId);
-  t.notOk(ids.some((id) => !id), 'every operation has an operationId');
+  t.notOk(
+    ids.some((id) => !id),
+    'every operation has an operationId',
+  );
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
-  t.equal(doc.paths['/api/v1/memory/{namespace}'].post.operationId, 'postApiV1MemoryByNamespace', 'derived from method and path');
+  t.equal(
+    doc.paths['/api/v1/memory/{namespace}'].post.operationId,
+    'postApiV1MemoryByNamespace',
+    'derived from method and path',
+  );
 
   const described = new Map(doc.tags.map((tag) => [tag.name, tag.description]));
   const undeclared = ops.flatMap(({ op }) => op.tags ?? []).filter((tag) => !described.get(tag));
@@ -119,28 +150,58 @@ t.test('security, operationIds, tags and error responses are derived for every o
   );
 
   const isError = (r: Op['responses'][string]) => {
-    const schema = r.content?.['application/json']?.schema as { $ref?: string; anyOf?: Array<{ $ref?: string }> } | undefined;
-    return r.$ref?.startsWith('#/components/responses/') || schema?.$ref === '#/components/schemas/Error' || schema?.anyOf?.some((m) => m.$ref === '#/components/schemas/Error');
+    const schema = r.content?.['application/json']?.schema as
+      | { $ref?: string; anyOf?: Array<{ $ref?: string }> }
+      | undefined;
+    return (
+      r.$ref?.startsWith('#/components/responses/') ||
+      schema?.$ref === '#/components/schemas/Error' ||
+      schema?.anyOf?.some((m) => m.$ref === '#/components/schemas/Error')
+    );
   };
   const notJsonError = ops.flatMap(({ path, method, op }) =>
     Object.entries(op.responses)
       .filter(([status, r]) => Number(status) >= 400 && !isError(r) && r.content?.['application/json'])
       .map(([status]) => `${method} ${path} ${status}`),
   );
-  t.comment(notJsonError.length ? `error responses with their own body: ${notJsonError.join(', ')}` : 'every JSON error response is {detail, code}');
-  t.same(notJsonError.sort(), ['get /health 503', 'get /readyz 503'], 'error responses use the {detail, code} schema (the health documents answer 503 with their own status body)');
+  t.comment(
+    notJsonError.length
+      ? `error responses with their own body: ${notJsonError.join(', ')}`
+      : 'every JSON error response is {detail, code}',
+  );
+  t.same(
+    notJsonError.sort(),
+    ['get /health 503', 'get /readyz 503'],
+    'error responses use the {detail, code} schema (the health documents answer 503 with their own status body)',
+  );
   t.match(doc.components.schemas.Error, { required: ['detail', 'code'] });
   const register = doc.paths['/api/servers/register'].post.responses;
   t.ok(register['401'] && register['422'] && register['500'], 'an operation taking input lists 401, 422 and 500');
 
-  const headers = (doc.paths['/api/v1/memory/{namespace}'].post.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
-  t.same(headers, ['X-Provider', 'X-Provider-Memory', 'X-Cred-{Service}-{Key}'], 'platform routing and credential headers');
+  const headers = (doc.paths['/api/v1/memory/{namespace}'].post.parameters ?? [])
+    .filter((p) => p.in === 'header')
+    .map((p) => p.name);
+  t.same(
+    headers,
+    ['X-Provider', 'X-Provider-Memory', 'X-Cred-{Service}-{Key}'],
+    'platform routing and credential headers',
+  );
   const agentHeaders = (doc.paths['/api/v1/agents/{name}/chat'].post.parameters ?? []).map((p) => p.name);
-  t.ok(agentHeaders.includes('X-Provider-Code-Interpreter') && agentHeaders.includes('X-Provider-Llm'), 'agents route every primitive');
-  t.notOk(doc.paths['/api/servers/register'].post.parameters?.some((p) => p.name.startsWith('X-Provider')), 'not on registry routes');
+  t.ok(
+    agentHeaders.includes('X-Provider-Code-Interpreter') && agentHeaders.includes('X-Provider-Llm'),
+    'agents route every primitive',
+  );
+  t.notOk(
+    doc.paths['/api/servers/register'].post.parameters?.some((p) => p.name.startsWith('X-Provider')),
+    'not on registry routes',
+  );
 
   // redocly.yaml turns no-path-trailing-slash off for this one path only.
-  t.same(Object.keys(doc.paths).filter((p) => p.length > 1 && p.endsWith('/')), ['/api/'], 'only the registry dashboard ends in /');
+  t.same(
+    Object.keys(doc.paths).filter((p) => p.length > 1 && p.endsWith('/')),
+    ['/api/'],
+    'only the registry dashboard ends in /',
+  );
 });
 
 t.test('the docs page sends the CSRF token from the cookie on unsafe calls only', async (t) => {
@@ -151,14 +212,27 @@ t.test('the docs page sends the CSRF token from the cookie on unsafe calls only'
     g.document = before;
   });
   g.document = { cookie: 'other=1; mcp_gateway_csrf=abc%3D%3D; x=2' };
-  const post = docsRequestInterceptor({ method: 'POST', headers: { 'X-Cred-{Service}-{Key}': 'v', accept: 'application/json' } }) as { headers: Record<string, string> };
-  t.same(post.headers, { accept: 'application/json', 'X-CSRF-Token': 'abc==' }, 'token decoded; the pattern header dropped');
-  const own = docsRequestInterceptor({ method: 'DELETE', headers: { 'x-csrf-token': 'mine' } }) as { headers: Record<string, string> };
+  const post = docsRequestInterceptor({
+    method: 'POST',
+    headers: { 'X-Cred-{Service}-{Key}': 'v', accept: 'application/json' },
+  }) as { headers: Record<string, string> };
+  t.same(
+    post.headers,
+    { accept: 'application/json', 'X-CSRF-Token': 'abc==' },
+    'token decoded; the pattern header dropped',
+  );
+  const own = docsRequestInterceptor({ method: 'DELETE', headers: { 'x-csrf-token': 'mine' } }) as {
+    headers: Record<string, string>;
+  };
   t.same(own.headers, { 'x-csrf-token': 'mine' }, 'a token the caller set is kept');
   const get = docsRequestInterceptor({ method: 'GET', headers: {} }) as { headers: Record<string, string> };
   t.same(get.headers, {}, 'safe methods go without it');
   g.document = { cookie: '' };
-  t.same((docsRequestInterceptor({ method: 'POST', headers: {} }) as { headers: Record<string, string> }).headers, {}, 'no cookie, no header');
+  t.same(
+    (docsRequestInterceptor({ method: 'POST', headers: {} }) as { headers: Record<string, string> }).headers,
+    {},
+    'no cookie, no header',
+  );
 
   const app = await makeApp(t, {}, { discovery: { builtinRoot: ROOT } });
   const init = await app.inject({ url: '/docs/static/swagger-initializer.js' });
