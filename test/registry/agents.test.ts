@@ -144,3 +144,30 @@ t.test('semantic discovery: lexical ranking, 400 on empty query', async (t) => {
   await app.inject({ method: 'DELETE', url: '/api/agents/weather-bot', headers: admin });
   t.equal((await app.inject({ method: 'POST', url: '/api/agents/discover/semantic?query=forecast', headers: reader })).json().agents.length, 0);
 });
+
+t.test('agent cards: camelCase aliases of client fields accepted, server fields never taken, extensions only under metadata', async (t) => {
+  const { app, admin, pat } = await setup(t);
+  const body = {
+    name: 'x', description: 'x agent', url: 'https://agents.example/x', version: '2.0.0', protocolVersion: '0.3.0',
+    securitySchemes: { key: { type: 'api_key', description: 'header key' } },
+    skills: [{ name: 'echo', inputSchema: { type: 'object' } }],
+    // What a client might copy from a fetched card, or assert about itself:
+    isEnabled: false, trustLevel: 'verified', trust_level: 'trusted', numSkills: 99, registeredBy: 'mallory', id: 'forged',
+    capabilities: { streaming: true }, defaultInputModes: ['text'], metadata: { team: 'qa' },
+  };
+  t.equal((await app.inject({ method: 'POST', url: '/api/agents/register', headers: pat, payload: body })).statusCode, 201);
+  const card = (await app.inject({ url: '/api/agents/x', headers: pat })).json();
+  t.match(card, { protocol_version: '0.3.0', security_schemes: { key: { type: 'api_key' } }, skills: [{ name: 'echo', input_schema: { type: 'object' } }] }, 'camelCase aliases become the spec names');
+  t.match(card, { trust_level: 'unverified', is_enabled: true, num_skills: 1, registered_by: 'pat' }, 'server-controlled fields are the server\'s');
+  t.not(card.id, 'forged');
+  t.same(card.metadata, { team: 'qa', capabilities: { streaming: true }, defaultInputModes: ['text'] }, 'unknown fields only under metadata');
+  for (const k of ['isEnabled', 'trustLevel', 'numSkills', 'registeredBy', 'protocolVersion', 'securitySchemes', 'capabilities', 'defaultInputModes']) t.notOk(k in card, `${k} is not at the top level`);
+
+  // An admin changes trust with PUT; a camelCase twin is still ignored there.
+  const put = await app.inject({ method: 'PUT', url: '/api/agents/x', headers: admin, payload: { ...body, trust_level: 'verified', trustLevel: 'trusted' } });
+  t.equal(put.statusCode, 200, put.body);
+  t.equal(put.json().trust_level, 'verified');
+  t.notOk('trustLevel' in put.json());
+  const patPut = await app.inject({ method: 'PUT', url: '/api/agents/x', headers: pat, payload: { ...body, trust_level: 'trusted' } });
+  t.equal(patPut.statusCode, 403, 'only admins change trust');
+});

@@ -251,3 +251,36 @@ t.test('link-local and metadata backends are refused at every register, update a
   const ok = await allowed.register(allowed.admin, { ...weather, path: '/meta', proxy_pass_url: 'http://169.254.10.1:8080/mcp' });
   t.equal(ok.statusCode, 201, ok.body);
 });
+
+t.test('supported_transports in a form: one value, comma-separated, JSON list, repeated keys; JSON bodies a list', async (t) => {
+  const { app, admin, register } = await setup(t);
+  const transportsOf = (path: string) => catalogOf(app).servers.get(path)!.supported_transports;
+  const cases: Array<[string, string, string[]]> = [
+    ['/one', 'streamable-http', ['streamable-http']],
+    ['/comma', 'streamable-http, sse', ['streamable-http', 'sse']],
+    ['/json', '["sse"]', ['sse']],
+  ];
+  for (const [path, value, want] of cases) {
+    const r = await register(admin, { ...weather, path, supported_transports: value });
+    t.equal(r.statusCode, 201, `${value}: ${r.body}`);
+    t.same(transportsOf(path), want, value);
+  }
+  const repeated = await app.inject({
+    method: 'POST',
+    url: '/api/servers/register',
+    headers: { ...FORM, ...admin },
+    payload: `${form({ ...weather, path: '/repeated' })}&supported_transports=sse&supported_transports=streamable-http`,
+  });
+  t.equal(repeated.statusCode, 201, repeated.body);
+  t.same(transportsOf('/repeated'), ['sse', 'streamable-http']);
+  const json = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { ...weather, path: '/jsonbody', supported_transports: ['sse'] } });
+  t.equal(json.statusCode, 201, json.body);
+  t.same(transportsOf('/jsonbody'), ['sse']);
+
+  for (const bad of ['["sse", 3]', 'stream able', ',', '[not json']) {
+    const r = await register(admin, { ...weather, path: '/bad', supported_transports: bad });
+    t.equal(r.statusCode, 400, `refused: ${bad}`);
+    t.match(r.json(), { code: 'SB_ERR_REGISTRY_INVALID_FIELD', detail: /supported_transports/ });
+  }
+  t.notOk(catalogOf(app).servers.get('/bad'), 'nothing stored for bad input');
+});
