@@ -111,7 +111,7 @@ class SweepWatch {
         // Results arrive in batches written about once a second; the sweep is timed from its first check to its last write.
         if (cur.paths.size >= SERVERS) cur.ended = Date.now();
       }
-      this.waiters.splice(0).forEach((w) => w());
+      for (const w of this.waiters.splice(0)) w();
     });
   }
 

@@ -49,7 +49,9 @@ export function parseIpv4(text: string): Uint8Array | undefined {
   const lastBytes = 4 - nums.length;
   if (last >= 256 ** lastBytes) return undefined;
   const out = new Uint8Array(4);
-  nums.forEach((n, i) => (out[i] = n));
+  nums.forEach((n, i) => {
+    out[i] = n;
+  });
   for (let i = 0, v = last; i < lastBytes; i++, v = Math.floor(v / 256)) out[3 - i] = v % 256;
   return out;
 }
@@ -92,7 +94,7 @@ export function parseIpv6(text: string): Uint8Array | undefined {
   let groups: number[] | undefined;
   if (gap < 0) {
     groups = groupsOf(addr);
-    if (!groups || groups.length !== 8) return undefined;
+    if (groups?.length !== 8) return undefined;
   } else {
     if (addr.indexOf('::', gap + 1) >= 0) return undefined;
     const head = groupsOf(addr.slice(0, gap));

@@ -150,7 +150,6 @@ export class ProviderSet {
    * read, which was a visible share of a fast provider call.
    */
   private instrument<P extends ProviderBase>(instance: P): P {
-    const set = this;
     type Fn = (...a: unknown[]) => unknown;
     const counted = (prop: string, value: Fn): Fn => {
       // The observer the recorders came from; re-asked if the ops plugin sets another.
@@ -166,8 +165,8 @@ export class ProviderSet {
         const rec = outcome === 'ok' ? (ok ??= observer(instance.kind, instance.name, prop, 'ok')) : (error ??= observer(instance.kind, instance.name, prop, 'error'));
         rec(seconds);
       };
-      return function (...args: unknown[]) {
-        const observer = set.observer;
+      return (...args: unknown[]) => {
+        const observer = this.observer;
         if (!observer) return value.apply(instance, args);
         const start = performance.now();
         let out: unknown;

@@ -72,7 +72,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   (app as unknown as { log: unknown }).log = log;
 
   const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url, commandTimeoutMs: settings.store.commandTimeoutMs }));
-  let packages, providers;
+  let packages: Awaited<ReturnType<typeof discoverPackages>>;
+  let providers: Awaited<ReturnType<typeof buildProviders>>;
   // Filled by the surface plugins below; providers read it when called (core/registry-link.ts).
   const services: LateServices = {};
   const seeds = new StoreSeeds(store, app.log);

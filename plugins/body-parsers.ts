@@ -1,6 +1,6 @@
 import { parse as parseForm } from 'node:querystring';
 import fp from 'fastify-plugin';
-import { SwitchboardError, unprocessable } from '../core/errors.ts';
+import { type SwitchboardError, unprocessable } from '../core/errors.ts';
 import { jsonPathAt, scanJsonLimits, type JsonLimits, type JsonLimitViolation } from './json-limits.ts';
 
 /** The config keys named in the 422s, so the caller (or operator) knows which limit it met. */

@@ -2,8 +2,8 @@ import type { Settings } from '../core/config.ts';
 import type { DiscoveredPackage } from '../core/discovery.ts';
 import type { ProviderSet } from '../core/providers.ts';
 import type { Store } from '../core/store.ts';
-import type { StoreSeeds } from '../core/store-seeds.ts';
 import type { LateServices } from '../core/registry-link.ts';
+import type { StoreSeeds } from '../core/store-seeds.ts';
 import type { Principal } from '../core/primitives/auth.ts';
 import type { HostLookup } from '../core/address-guard.ts';
 

@@ -41,7 +41,9 @@ export function inProcessRegistryLink(app: FastifyInstance): RegistryLink {
       // "no such stream" and takes every answer on its POSTs instead.
       if (method === 'GET' && u.pathname.endsWith('/mcp')) return new Response(null, { status: 405 });
       const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((v, k) => (headers[k] = v));
+      new Headers(init.headers).forEach((v, k) => {
+        headers[k] = v;
+      });
       const payload = typeof init.body === 'string' ? init.body : init.body == null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
       const res = await app.inject({ method: method as 'GET', url: u.pathname + u.search, headers, payload });
       const noBody = res.statusCode === 204 || res.statusCode === 304 || method === 'HEAD';

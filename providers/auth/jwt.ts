@@ -58,7 +58,7 @@ export const jwtAuth: ProviderFactory<AuthBackend> = {
       async authenticate(req) {
         const token = presentedCredential(req);
         // Not a compact JWS: no need to reach the IdP to refuse it.
-        if (!token || token.split('.').length !== 3) return undefined;
+        if (token?.split('.').length !== 3) return undefined;
         let getKey: JWTVerifyGetKey;
         try {
           getKey = (await resolveKeys()).getKey;

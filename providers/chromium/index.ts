@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { tooManyRequests, unavailable } from '../../core/errors.ts';
-import { type BrowserCapabilities, type BrowserProvider, type BrowserSession } from '../../core/primitives/browser.ts';
+import type { BrowserCapabilities, BrowserProvider, BrowserSession } from '../../core/primitives/browser.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { BrowserHost } from './browser-host.ts';
 import { startEgressProxy, type EgressProxy } from './egress-proxy.ts';

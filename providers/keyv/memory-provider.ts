@@ -27,7 +27,7 @@ function memoryOn(store: Store, name: string, type: string, durable: boolean, op
         // Looked up per call: llm instances are built after memory ones, and a named
         // embedder that is missing or cannot embed is an error, never a silent fall-back to lexical.
         const llm = ctx.lookup('llm', opts.embeddings) as LlmProvider | undefined;
-        if (!llm || !llm.capabilities.embeddings || typeof llm.embed !== 'function') {
+        if (!llm?.capabilities.embeddings || typeof llm.embed !== 'function') {
           throw unavailable(
             'SB_ERR_MEMORY_EMBEDDINGS_DOWN',
             `Memory provider '${name}' ranks with embeddings from llm provider '${opts.embeddings}', which ${llm ? 'has no embeddings capability' : 'does not exist'}; fix option 'embeddings' of the memory instance`,

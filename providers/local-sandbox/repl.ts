@@ -105,7 +105,7 @@ export class Repl {
 
   private maybeSettle(): void {
     const p = this.pending;
-    if (!p || !p.reply || !p.stdout.done || !p.stderr.done) return;
+    if (!p?.reply || !p.stdout.done || !p.stderr.done) return;
     this.pending = undefined;
     clearTimeout(p.timer);
     p.settle({ ...this.outputs(p), exitCode: p.reply.error ? 1 : 0, result: p.reply.result, error: p.reply.error, restarted: false });

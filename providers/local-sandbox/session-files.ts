@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { chown, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { chown, type FileHandle, lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Name and modification stamp of every regular file at the top of a session folder. */
@@ -52,7 +52,7 @@ export class SessionFiles {
 
   /** The file's bytes; undefined when it is missing, a link or not a regular file. */
   async read(name: string): Promise<Buffer | undefined> {
-    let fh;
+    let fh: FileHandle;
     try {
       fh = await open(join(this.dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch {

@@ -13,7 +13,7 @@ function pick(script: ScriptEntry[], messages: ChatMessage[]): { entry: ScriptEn
   let toolResult = '';
   for (let i = messages.length - 1; i > h && !toolResult; i--) {
     const tr = messages[i].tool_results;
-    if (tr && tr.length) toolResult = tr.map((r) => r.content).join('\n');
+    if (tr?.length) toolResult = tr.map((r) => r.content).join('\n');
     else if (messages[i].role === 'tool') toolResult = messages[i].content;
   }
   const entry = script.find((e) => e.match !== undefined && new RegExp(e.match, 'i').test(human)) ?? script.find((e) => e.match === undefined);

@@ -68,7 +68,7 @@ export function llmRequests(app: FastifyInstance): Array<{ messages: Array<Recor
   return (app.sb.providers.get('llm') as unknown as { requests: never[] }).requests;
 }
 
-export async function listen(t: { teardown: (fn: () => unknown) => void }, app: FastifyInstance): Promise<string> {
+export async function listen(_t: { teardown: (fn: () => unknown) => void }, app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   // fetch keeps sockets alive for a few seconds; drop them so teardown does not wait for the client.
   const close = app.close.bind(app);
@@ -97,7 +97,7 @@ export async function readSse(res: Response, stop: (ev: Ev, all: Ev[]) => boolea
       const { value, done } = await reader.read();
       if (done) break;
       buf += dec.decode(value, { stream: true });
-      let i;
+      let i: number;
       while ((i = buf.indexOf('\n\n')) >= 0) {
         const block = buf.slice(0, i).trim();
         buf = buf.slice(i + 2);

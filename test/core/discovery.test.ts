@@ -124,6 +124,6 @@ t.test('two packages declaring the same provider type are refused', async (t) =>
 
 t.test('the same folder listed twice is one package', async (t) => {
   const probe = join(FIX, 'providers/probe');
-  const pkgs = await discoverPackages([probe, probe + '/']);
+  const pkgs = await discoverPackages([probe, `${probe}/`]);
   t.equal(pkgs.filter((p) => p.name === 'sb-fixture-probe').length, 1);
 });

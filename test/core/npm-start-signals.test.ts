@@ -36,7 +36,7 @@ const commandLine = (pid: number) => {
   }
 };
 
-async function until(what: string, fn: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+async function until(_what: string, fn: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!(await fn())) {
     if (Date.now() > deadline) return false;

@@ -114,7 +114,7 @@ export function valid(s: Schema, depth = 0): fc.Arbitrary<unknown> {
 
 /** A JSON text nested `depth` levels under one key. */
 export function deepText(depth: number): string {
-  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /** A JSON object text with `n` members. */

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, } from 'node:http';
 import { redisReplicas } from '../fixtures/redis-server.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import { asUser } from '../helpers/registry-auth.ts';

@@ -1,12 +1,11 @@
 import t, { type Test } from 'tap';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FastifyInstance } from 'fastify';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
-import { openStore, type Store } from '../../core/store.ts';
+import { openStore, } from '../../core/store.ts';
 import { listenOnLoopback as listen, listeningRegistry as listening, registerServer as register } from '../helpers/registry-servers.ts';
-import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
+import { mintToken, withScope } from '../helpers/registry-auth.ts';
 import { startEverything, freePort } from '../mcp/servers.ts';
 import { startBearerServer } from '../mcp/bearer-server.ts';
 
@@ -228,7 +227,9 @@ t.test('a backend that does not answer in time is a 504 naming the server; one t
     req.resume();
   });
   await listen(t, slow);
-  t.teardown(() => held.forEach((end) => end()));
+  t.teardown(() => {
+    for (const end of held) end();
+  });
   const downPort = await freePort();
   const { app, base, admin } = await listening(t, { health: { interval_seconds: 0, timeout_seconds: 0.2, gateway_timeout_seconds: 0.3 } });
   await register(t, app, admin, { name: 'Slow', path: '/slow', proxy_pass_url: `http://127.0.0.1:${(slow.address() as { port: number }).port}` });

@@ -1,9 +1,8 @@
 import t, { type Test } from 'tap';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { FastifyInstance } from 'fastify';
 import { listenOnLoopback as listen, listeningRegistry as listening, registerServer as register } from '../helpers/registry-servers.ts';
 import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { startEverything } from '../mcp/servers.ts';

@@ -23,7 +23,7 @@ function watch(url: string, headers: Record<string, string> = {}) {
     const text = d.toString();
     if (text === 'pong') return;
     seen.push(JSON.parse(text));
-    waiters.splice(0).forEach((w) => w());
+    for (const w of waiters.splice(0)) w();
   });
   const next = async (pred: (m: (typeof seen)[number]) => boolean, label: string) => {
     const deadline = Date.now() + 10000;

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
-import { openStore, type Store } from '../../core/store.ts';
+import { openStore, } from '../../core/store.ts';
 import { makeApp } from '../helpers/app.ts';
 import { registerServer } from '../helpers/registry-servers.ts';
 import { randomBytes } from 'node:crypto';

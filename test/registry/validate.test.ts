@@ -162,7 +162,7 @@ t.test('/validate', async (t) => {
       .setProtectedHeader({ alg: 'HS256' }).setIssuer('mcp-auth-server').setAudience('someone-else').setExpirationTime('1h').sign(key);
     res = await validate({ authorization: `Bearer ${wrongAud}` });
     t.equal(res.statusCode, 401);
-    res = await validate({ authorization: 'Basic ' + Buffer.from('admin:wrong').toString('base64') });
+    res = await validate({ authorization: `Basic ${Buffer.from('admin:wrong').toString('base64')}` });
     t.equal(res.statusCode, 401);
     res = await validate({ ...adminBasic(app), 'x-original-url': '/x/mcp', 'x-body': rpc('tools/call', 'z') });
     t.equal(res.statusCode, 200, 'the admin over Basic passes');

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { forbidden, notFound } from '../../../core/errors.ts';
 import type { Principal } from '../../../core/primitives/auth.ts';
-import { type AgentDeps } from './deps.ts';
+import type { AgentDeps } from './deps.ts';
 import type { SessionEntry } from './runtime/sessions.ts';
 import { CancelResponse, CleanupQuery, CleanupResponse, Deleted, EventStream, HistoryResponse, NameParams, SessionList, SessionParams, StatusResponse } from './schemas.ts';
 

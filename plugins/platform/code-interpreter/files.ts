@@ -35,7 +35,7 @@ const files: FastifyPluginAsyncTypebox = async (app) => {
       requireCapability(p, 'files', 'file upload');
       if (!request.isMultipart()) throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', "Send the file as multipart/form-data in a field named 'file'");
       const part = await request.file();
-      if (!part || part.fieldname !== 'file') throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', "The multipart body has no field named 'file'");
+      if (part?.fieldname !== 'file') throw badRequest('SB_ERR_CODE_UPLOAD_INVALID', "The multipart body has no field named 'file'");
       const given = part.filename ?? '';
       // A path in the name is refused, not quietly cut to its last part: the caller meant another place.
       const filename = basename(given);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { isSwitchboardError } from '../../../core/errors.ts';
-import { CompletionRequest, CompletionResponse, type LlmProvider } from '../../../core/primitives/llm.ts';
+import { type CompletionRequest, CompletionResponse, type LlmProvider } from '../../../core/primitives/llm.ts';
 import { requireCapability } from '../capability.ts';
 import { CompletionRequestBody, referenceToolShapes, toolChoiceObject } from './reference-shapes.ts';
 

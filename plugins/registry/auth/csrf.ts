@@ -36,7 +36,10 @@ export function checkCsrf(request: FastifyRequest): void {
  */
 export function attachCsrfCheck(app: FastifyInstance): void {
   const hook = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
-    if (!UNSAFE_METHODS.has(request.method)) return done();
+    if (!UNSAFE_METHODS.has(request.method)) {
+      done();
+      return;
+    }
     try {
       checkCsrf(request);
       done();

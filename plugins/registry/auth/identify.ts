@@ -72,7 +72,7 @@ export class Authenticator {
    */
   identifyCached(h: Headers): Identified | undefined {
     const raw = header(h, 'x-authorization') ?? header(h, 'authorization');
-    if (!raw || raw.charCodeAt(0) !== 66 /* B */ || !raw.startsWith('Bearer ')) return undefined;
+    if (raw?.charCodeAt(0) !== 66 /* B */ || !raw.startsWith('Bearer ')) return undefined;
     const hit = this.cache.get(raw.slice(7).trim());
     if (!hit || hit.version !== this.scopes.version) return undefined;
     return { source: 'bearer', user: hit.ctx };

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import type { UserContext } from './context.ts';
 
 export const SELF_ISSUER = 'mcp-auth-server';
@@ -60,7 +60,7 @@ export class TokenRejected extends Error {}
 const RESOURCE_TYPES = new Set(['server', 'virtual_server', 'agent', 'skill']);
 
 export async function verifySelfToken(key: Uint8Array, token: string): Promise<VerifiedIdentity> {
-  let payload;
+  let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(token, key, { issuer: SELF_ISSUER, audience: SELF_AUDIENCE, algorithms: ['HS256'] }));
   } catch (err) {

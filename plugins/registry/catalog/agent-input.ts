@@ -69,7 +69,7 @@ function withoutServerFields(extra: Record<string, unknown>): Record<string, unk
 const RESERVED = new Set(['register', 'discover']);
 
 export function normalizeAgentPath(raw: string): string {
-  const p = '/' + raw.trim().replace(/^\/+|\/+$/g, '');
+  const p = `/${raw.trim().replace(/^\/+|\/+$/g, '')}`;
   if (!/^\/[A-Za-z0-9._-]+$/.test(p) || p.includes('..')) {
     throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `Agent path must be one segment of letters, digits, '.', '_' or '-', e.g. /code-reviewer (got '${raw}')`);
   }

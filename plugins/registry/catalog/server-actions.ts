@@ -85,7 +85,7 @@ export function registrationSummary(record: ServerRecord, created: boolean, scan
 
 /** `/api/servers/:server` and friends: the path param is the server path without its leading slash. */
 export function pathParam(raw: string): string {
-  const p = '/' + decodedOnce(raw).replace(/^\/+|\/+$/g, '');
+  const p = `/${decodedOnce(raw).replace(/^\/+|\/+$/g, '')}`;
   return p;
 }
 

@@ -115,7 +115,7 @@ export function parseTags(v: unknown): string[] | undefined {
 export function normalizeServerPath(raw: string): string {
   const p = raw.trim();
   if (!p.startsWith('/')) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `path must start with '/': got '${raw}'`);
-  const trimmed = '/' + p.replace(/^\/+|\/+$/g, '');
+  const trimmed = `/${p.replace(/^\/+|\/+$/g, '')}`;
   if (trimmed === '/') throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', 'path must name the server, e.g. /weather');
   // eslint-disable-next-line no-control-regex
   if (/\.\.|\/\/|[\s%?#\\\u0000-\u001f]/.test(trimmed)) {

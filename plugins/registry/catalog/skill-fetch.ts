@@ -46,7 +46,7 @@ export async function checkSkillUrl(raw: string, allowPrivate: boolean, lookup?:
 }
 
 export async function fetchSkillMd(raw: string, opts: FetchOptions): Promise<string> {
-  let url = await checkSkillUrl(raw, opts.allowPrivate, opts.lookup);
+  const url = await checkSkillUrl(raw, opts.allowPrivate, opts.lookup);
   const dispatcher = pinnedAgent(policyOf(opts.allowPrivate, opts.lookup));
   try {
     return await fetchHops(url, opts, dispatcher);

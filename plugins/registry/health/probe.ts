@@ -86,7 +86,9 @@ const probeFetch = (dispatcher: Dispatcher | undefined): typeof fetch => async (
   const method = (init?.method ?? 'GET').toUpperCase();
   if (method === 'GET') return new Response(null, { status: 405 });
   const headers: Record<string, string> = {};
-  new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+  new Headers(init?.headers).forEach((v, k) => {
+    headers[k] = v;
+  });
   const res = await request(input instanceof Request ? input.url : input.toString(), {
     method: method as Dispatcher.HttpMethod,
     headers,

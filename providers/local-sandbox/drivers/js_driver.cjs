@@ -6,13 +6,13 @@ const vm = require('node:vm');
 const util = require('node:util');
 const { createRequire } = require('node:module');
 
-globalThis.require = createRequire(process.cwd() + '/');
+globalThis.require = createRequire(`${process.cwd()}/`);
 const ctl = new net.Socket({ fd: 3, readable: true, writable: true });
 const write = (stream, data) => new Promise((resolve) => stream.write(data, () => resolve()));
 let buffered = '';
 let chain = Promise.resolve();
 // A callback that throws after its cell ended must not take the session's variables with it.
-process.on('uncaughtException', (e) => process.stderr.write(`Uncaught ${e && e.stack ? e.stack : e}\n`));
+process.on('uncaughtException', (e) => process.stderr.write(`Uncaught ${e?.stack ? e.stack : e}\n`));
 
 async function run(msg) {
   let result = null;

@@ -75,7 +75,11 @@ export async function catalogListing(env: { principal: Principal; specs: AgentSp
 export async function bindTools(env: BindEnv): Promise<BoundTool[]> {
   const bound = await Promise.all(CATALOG_KEYS.map((k) => groups.get(k)?.bind(env) ?? Promise.resolve([])));
   const seen = new Set<string>();
-  return bound.flat().filter((t) => (seen.has(t.name) ? false : (seen.add(t.name), true)));
+  return bound.flat().filter((t) => {
+    if (seen.has(t.name)) return false;
+    seen.add(t.name);
+    return true;
+  });
 }
 
 /** Honour `primitives.<p>.tools` when the agent narrows a primitive's tool list. */

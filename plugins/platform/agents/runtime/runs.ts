@@ -48,7 +48,7 @@ export class RunManager {
 
   /** Running: run by this process, or by another whose heartbeat is fresh. A record a dead process left is idle. */
   isActive(rec: RunRecord | undefined): boolean {
-    if (!rec || rec.status !== 'running') return false;
+    if (rec?.status !== 'running') return false;
     const mine = this.local.get(runKey(rec.agent_name, rec.session_id));
     if (mine) return mine.log.record.run_id === rec.run_id;
     return rec.boot_id !== this.bootId && Date.now() - rec.heartbeat_at < this.s.stale_after_ms;

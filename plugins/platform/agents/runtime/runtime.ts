@@ -152,7 +152,7 @@ export class AgentRuntime {
       if (assistant) turn.push({ role: 'assistant', content: assistant });
       await Promise.all([this.history.append(session, turn, p.memory, p.fresh), this.sessions.touch(session, turn.length, p.fresh)]);
     };
-    let result;
+    let result: Awaited<ReturnType<typeof runLoop>>;
     try {
       result = await runLoop({
         spec,

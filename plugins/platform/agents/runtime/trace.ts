@@ -8,7 +8,7 @@ import type { ProviderBase } from '../../../../core/provider.ts';
  */
 export async function sendTrace(provider: ProviderBase | undefined, trace: Partial<TraceInput> & { name: string }): Promise<string | undefined> {
   const obs = provider as ObservabilityProvider | undefined;
-  if (!obs || obs.capabilities.ingest !== true || typeof obs.ingestTrace !== 'function') return undefined;
+  if (obs?.capabilities.ingest !== true || typeof obs.ingestTrace !== 'function') return undefined;
   const accepted = await obs.ingestTrace(trace);
   return typeof accepted?.trace_id === 'string' ? accepted.trace_id : undefined;
 }

@@ -56,7 +56,7 @@ export class TeamRuns {
 
   /** Running: run by this process, or by another whose heartbeat is fresh. A record a dead process left is not. */
   isActive(rec: TeamRunRecord | undefined): boolean {
-    if (!rec || rec.status !== 'running') return false;
+    if (rec?.status !== 'running') return false;
     if (this.local.has(rec.team_run_id)) return true;
     return rec.boot_id !== this.bootId && Date.now() - rec.heartbeat_at < this.s.stale_after_ms;
   }
@@ -186,7 +186,7 @@ export class TeamRuns {
     while (Date.now() < deadline) {
       await pause(this.s.poll_ms);
       const now = await this.store.get(team, runId);
-      if (!now || now.status !== 'running') break;
+      if (now?.status !== 'running') break;
     }
   }
 

@@ -38,8 +38,9 @@ const conceptEmbedder: ProviderFactory<LlmProvider> = {
     complete: async () => {
       throw Object.assign(new Error('this test provider only embeds'), { statusCode: 400 });
     },
-    // eslint-disable-next-line require-yield
+    // A generator that ends before its first value: streaming is refused like complete().
     stream: async function* () {
+      yield* [];
       throw new Error('this test provider only embeds');
     },
     models: async () => ['concepts-1'],

@@ -39,7 +39,7 @@ export function generatePythonExport(input: ExportInput): string {
   const header = String.raw`#!/usr/bin/env python3
 """Switchboard agent '${input.agent.name}', exported as a standalone script.
 
-${input.agent.description ? input.agent.description.replace(/"""/g, "'''") + '\n\n' : ''}Needs Python 3.8+ and nothing beyond the standard library. The model is called
+${input.agent.description ? `${input.agent.description.replace(/"""/g, "'''")}\n\n` : ''}Needs Python 3.8+ and nothing beyond the standard library. The model is called
 through the gateway's LLM primitive (POST /api/v1/llm/completions), so the
 agent runs with whatever LLM provider the gateway routes to; memory tools use
 /api/v1/memory. Configuration is read from the environment (see below).

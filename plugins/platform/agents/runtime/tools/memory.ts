@@ -62,7 +62,12 @@ const memoryGroup: ToolGroup = {
         return JSON.stringify({ total: page.total, records: page.records.map((r) => recordView(env, r)) });
       },
     };
-    const guarded = (fn: BoundTool['run']): BoundTool['run'] => (input, call) => (assertNamespaceAccess(ns, env.principal), fn(input, call));
+    const guarded =
+      (fn: BoundTool['run']): BoundTool['run'] =>
+      (input, call) => {
+        assertNamespaceAccess(ns, env.principal);
+        return fn(input, call);
+      };
     return pickTools(MEMORY_TOOLS, env.agent.primitives.memory?.tools).map((t) => ({ ...t, primitive: 'memory', provider: mem.name, run: guarded(run[t.name]!) }));
   },
 };
