@@ -18,7 +18,13 @@ function treeRssMb(pid: number): number {
   const pids = [pid];
   for (let i = 0; i < pids.length; i++) {
     try {
-      pids.push(...execFileSync('pgrep', ['-P', String(pids[i])], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number));
+      pids.push(
+        ...execFileSync('pgrep', ['-P', String(pids[i])], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map(Number),
+      );
     } catch {
       // no children
     }
@@ -39,11 +45,20 @@ function treeRssMb(pid: number): number {
  * memory one more idle session costs. Baseline: the same local page fetched directly over HTTP.
  */
 const run: BenchModule = async () => {
-  const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>bench</title><p>small local page</p>'));
+  const page = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>bench</title><p>small local page</p>'),
+  );
   const site = await listenLoopback(page);
-  const sb = await startSwitchboard({ providers: { browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true, max_sessions: 64 } } } } } });
+  const sb = await startSwitchboard({
+    providers: {
+      browser: {
+        instances: { chromium: { type: 'chromium', options: { allow_private_networks: true, max_sessions: 64 } } },
+      },
+    },
+  });
   const api = `${sb.base}/api/v1/browser/sessions`;
-  const start = async () => (await (await fetch(api, { method: 'POST', headers: json, body: '{}' })).json()).session_id as string;
+  const start = async () =>
+    (await (await fetch(api, { method: 'POST', headers: json, body: '{}' })).json()).session_id as string;
   const stop = (id: string) => fetch(`${api}/${id}`, { method: 'DELETE' });
   try {
     const n = Number(process.env.BENCH_SAMPLES ?? 40);
@@ -64,7 +79,11 @@ const run: BenchModule = async () => {
       navs.push(
         (
           await timed(async () => {
-            await fetch(`${api}/${id}/navigate`, { method: 'POST', headers: json, body: JSON.stringify({ url: site }) });
+            await fetch(`${api}/${id}/navigate`, {
+              method: 'POST',
+              headers: json,
+              body: JSON.stringify({ url: site }),
+            });
             return (await fetch(`${api}/${id}/content`)).json();
           })
         )[0],
@@ -87,7 +106,13 @@ const run: BenchModule = async () => {
     const d = percentiles(direct);
     const nv = percentiles(navs);
     const rows: BenchRow[] = [
-      { group: 'browser', name: 'GET the small local page directly (baseline)', p50_ms: d.p50, p99_ms: d.p99, ratio: 1 },
+      {
+        group: 'browser',
+        name: 'GET the small local page directly (baseline)',
+        p50_ms: d.p50,
+        p99_ms: d.p99,
+        ratio: 1,
+      },
       {
         group: 'browser',
         name: 'POST /browser/sessions on a warm browser',
@@ -105,7 +130,11 @@ const run: BenchModule = async () => {
         goal: 'p50 < 100 ms',
         note: `${nv.p50 < 100 ? 'met' : 'NOT met'}; through the egress proxy`,
       },
-      { group: 'browser', name: 'RSS per idle session (10 sessions on one page each)', note: `${perSession.toFixed(1)} MB per session (Switchboard + Chromium tree)` },
+      {
+        group: 'browser',
+        name: 'RSS per idle session (10 sessions on one page each)',
+        note: `${perSession.toFixed(1)} MB per session (Switchboard + Chromium tree)`,
+      },
     ];
     return rows;
   } finally {

@@ -16,14 +16,22 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
  * new process, which is what an interpreter without warm sessions pays on every call.
  */
 const run: BenchModule = async () => {
-  const sb = await startSwitchboard({ providers: { code_interpreter: { instances: { local: { type: 'local', options: { max_sessions: 1000 } } } } } });
+  const sb = await startSwitchboard({
+    providers: { code_interpreter: { instances: { local: { type: 'local', options: { max_sessions: 1000 } } } } },
+  });
   const api = `${sb.base}/api/v1/code-interpreter/sessions`;
-  const create = async () => (await (await fetch(api, { method: 'POST', headers: json, body: '{"language":"python"}' })).json()).session_id as string;
-  const execute = (id: string, code: string) => fetch(`${api}/${id}/execute`, { method: 'POST', headers: json, body: JSON.stringify({ code }) }).then((r) => r.json());
+  const create = async () =>
+    (await (await fetch(api, { method: 'POST', headers: json, body: '{"language":"python"}' })).json())
+      .session_id as string;
+  const execute = (id: string, code: string) =>
+    fetch(`${api}/${id}/execute`, { method: 'POST', headers: json, body: JSON.stringify({ code }) }).then((r) =>
+      r.json(),
+    );
   try {
     const n = Number(process.env.BENCH_SAMPLES ?? 100);
     const direct: number[] = [];
-    for (let i = 0; i < Math.min(n, 30); i++) direct.push(await timed(async () => execFileSync('/usr/bin/python3', ['-c', 'print(1)'])));
+    for (let i = 0; i < Math.min(n, 30); i++)
+      direct.push(await timed(async () => execFileSync('/usr/bin/python3', ['-c', 'print(1)'])));
 
     const id = await create();
     await execute(id, 'print(0)');
@@ -44,7 +52,13 @@ const run: BenchModule = async () => {
     const w = percentiles(warm);
     const c = percentiles(cold);
     const rows: BenchRow[] = [
-      { group: 'code interpreter', name: "python3 -c 'print(1)' as a new process (baseline)", p50_ms: d.p50, p99_ms: d.p99, ratio: 1 },
+      {
+        group: 'code interpreter',
+        name: "python3 -c 'print(1)' as a new process (baseline)",
+        p50_ms: d.p50,
+        p99_ms: d.p99,
+        ratio: 1,
+      },
       {
         group: 'code interpreter',
         name: 'POST /execute print(1), warm session (bubblewrap)',
@@ -54,7 +68,14 @@ const run: BenchModule = async () => {
         goal: 'p50 < 30 ms',
         note: `${w.p50 < 30 ? 'met' : 'NOT met'}; ${n} sequential calls`,
       },
-      { group: 'code interpreter', name: 'new session + first execute (cold: sandbox and interpreter start)', p50_ms: c.p50, p99_ms: c.p99, ratio: c.p50 / d.p50, note: 'reported' },
+      {
+        group: 'code interpreter',
+        name: 'new session + first execute (cold: sandbox and interpreter start)',
+        p50_ms: c.p50,
+        p99_ms: c.p99,
+        ratio: c.p50 / d.p50,
+        note: 'reported',
+      },
     ];
     return rows;
   } finally {

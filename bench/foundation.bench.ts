@@ -14,7 +14,15 @@ async function startSwitchboard(): Promise<{ base: string; child: ChildProcess; 
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(ROOT, 'dist/switchboard.js')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: '' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      SWITCHBOARD_CONFIG: '',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -88,7 +96,12 @@ const bench: BenchModule = async () => {
     // server itself, whatever else shares the cores; bare/ours is the req/s ratio on an idle core.
     const seconds = Number(process.env.BENCH_DURATION ?? 5);
     const cpu = { bare: { ms: 0, reqs: 0 }, sb: { ms: 0, reqs: 0 } };
-    const measure = async (pid: number, tally: { ms: number; reqs: number }, url: string, headers?: Record<string, string>) => {
+    const measure = async (
+      pid: number,
+      tally: { ms: number; reqs: number },
+      url: string,
+      headers?: Record<string, string>,
+    ) => {
       const c0 = cpuMs(pid);
       const r = await load({ url, headers });
       tally.ms += cpuMs(pid) - c0;
@@ -121,8 +134,24 @@ const bench: BenchModule = async () => {
     const group = 'foundation';
     const errs = (r: typeof base) => (r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : undefined);
     rows.push(
-      { group, name: 'bare Fastify, same JSON (baseline)', rps: base.rps, p50_ms: base.p50_ms, p99_ms: base.p99_ms, ratio: 1, note: errs(base) },
-      { group, name: 'GET /healthz', rps: health.rps, p50_ms: health.p50_ms, p99_ms: health.p99_ms, ratio: health.rps / base.rps, note: errs(health) },
+      {
+        group,
+        name: 'bare Fastify, same JSON (baseline)',
+        rps: base.rps,
+        p50_ms: base.p50_ms,
+        p99_ms: base.p99_ms,
+        ratio: 1,
+        note: errs(base),
+      },
+      {
+        group,
+        name: 'GET /healthz',
+        rps: health.rps,
+        p50_ms: health.p50_ms,
+        p99_ms: health.p99_ms,
+        ratio: health.rps / base.rps,
+        note: errs(health),
+      },
       {
         group,
         name: 'GET /api/v1/memory/{ns}/{key} (X-Provider-Memory: in_memory)',
@@ -144,7 +173,12 @@ const bench: BenchModule = async () => {
         goal: '< 1000 ms',
         note: `runs: ${readies.map((r) => r.toFixed(0)).join(', ')} ms (CPU to ready ${cpus.join(', ')} ms); node dist/switchboard.js, built once before (npm start builds first when a source changed, ~0.2-0.6 s)`,
       },
-      { group: 'foundation: startup', name: 'idle RSS (2 s after ready)', goal: '< 120 MB', note: `${rss.toFixed(1)} MB` },
+      {
+        group: 'foundation: startup',
+        name: 'idle RSS (2 s after ready)',
+        goal: '< 120 MB',
+        note: `${rss.toFixed(1)} MB`,
+      },
     );
   } finally {
     await stop(sb.child);

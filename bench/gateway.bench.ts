@@ -39,22 +39,38 @@ async function session(url: string, extra: Record<string, string>): Promise<stri
   const init = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
   });
   const sid = init.headers.get('mcp-session-id');
-  if (init.status !== 200 || !sid) throw new Error(`initialize at ${url} answered ${init.status}: ${await init.text()}`);
+  if (init.status !== 200 || !sid)
+    throw new Error(`initialize at ${url} answered ${init.status}: ${await init.text()}`);
   await init.text();
-  const ack = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const ack = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await ack.text();
   return sid;
 }
 
-const CALL = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add', arguments: { a: 20, b: 22 } } });
+const CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name: 'add', arguments: { a: 20, b: 22 } },
+});
 
 async function checkCall(url: string, headers: Record<string, string>): Promise<void> {
   const r = await fetch(url, { method: 'POST', headers, body: CALL });
   const text = await r.text();
-  if (r.status !== 200 || !text.includes('"42"')) throw new Error(`tools/call at ${url} answered ${r.status}: ${text.slice(0, 200)}`);
+  if (r.status !== 200 || !text.includes('"42"'))
+    throw new Error(`tools/call at ${url} answered ${r.status}: ${text.slice(0, 200)}`);
 }
 
 /** CPU seconds (user + system) a child has used so far, from /proc; undefined off Linux. */
@@ -86,7 +102,8 @@ async function sequential(p: Path, n: number): Promise<{ samples: number[]; seco
       const t0 = process.hrtime.bigint();
       const res = await client.request({ path: u.pathname, method: 'POST', headers: p.headers, body: CALL });
       const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`tools/call at ${p.url} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      if (res.statusCode !== 200)
+        throw new Error(`tools/call at ${p.url} answered ${res.statusCode}: ${text.slice(0, 200)}`);
       samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   } finally {
@@ -122,8 +139,16 @@ const bench: BenchModule = async () => {
   let sb: Spawned | undefined;
   try {
     backend = await startScript(BACKEND, '/healthz');
-    sb = await startSwitchboard({ registry: { health: { interval_seconds: 0 } } }, { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') });
-    const token = await mintSelfToken(new TextEncoder().encode(secretKey), { username: 'bench', groups: [], scopes: ['mcp-registry-admin'], expiresInSeconds: 3600 });
+    sb = await startSwitchboard(
+      { registry: { health: { interval_seconds: 0 } } },
+      { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') },
+    );
+    const token = await mintSelfToken(new TextEncoder().encode(secretKey), {
+      username: 'bench',
+      groups: [],
+      scopes: ['mcp-registry-admin'],
+      expiresInSeconds: 3600,
+    });
     const reg = await fetch(`${sb.base}/api/servers/register`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -134,8 +159,19 @@ const bench: BenchModule = async () => {
     const directUrl = `${backend.base}/mcp`;
     const gatewayUrl = `${sb.base}/fast/mcp`;
     const auth = { 'x-authorization': `Bearer ${token}` };
-    const direct: Path = { url: directUrl, headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': await session(directUrl, {}) } };
-    const gateway: Path = { url: gatewayUrl, headers: { 'content-type': 'application/json', accept: ACCEPT, ...auth, 'mcp-session-id': await session(gatewayUrl, auth) } };
+    const direct: Path = {
+      url: directUrl,
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': await session(directUrl, {}) },
+    };
+    const gateway: Path = {
+      url: gatewayUrl,
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        ...auth,
+        'mcp-session-id': await session(gatewayUrl, auth),
+      },
+    };
     await checkCall(direct.url, direct.headers);
     await checkCall(gateway.url, gateway.headers);
 
@@ -166,7 +202,10 @@ const bench: BenchModule = async () => {
 
     // Ten connections: throughput, best round of each path; paired ratios per round; CPU per call over all rounds.
     const best: Record<'direct' | 'gateway', LoadResult | undefined> = { direct: undefined, gateway: undefined };
-    const spent = { direct: { backend: 0, switchboard: 0, calls: 0 }, gateway: { backend: 0, switchboard: 0, calls: 0 } };
+    const spent = {
+      direct: { backend: 0, switchboard: 0, calls: 0 },
+      gateway: { backend: 0, switchboard: 0, calls: 0 },
+    };
     const paired: number[] = [];
     let cpuKnown = true;
     for (let i = 0; i < rounds; i++) {
@@ -191,25 +230,70 @@ const bench: BenchModule = async () => {
       if (round.direct) paired.push((round.gateway ?? 0) / round.direct);
     }
     const perCall = (name: 'direct' | 'gateway'): CpuCost =>
-      cpuKnown && spent[name].calls ? { backend: (spent[name].backend * 1e6) / spent[name].calls, switchboard: (spent[name].switchboard * 1e6) / spent[name].calls } : {};
+      cpuKnown && spent[name].calls
+        ? {
+            backend: (spent[name].backend * 1e6) / spent[name].calls,
+            switchboard: (spent[name].switchboard * 1e6) / spent[name].calls,
+          }
+        : {};
     const mid = median(paired);
     const direct10 = best.direct!;
     const gateway10 = best.gateway!;
 
     const errs = (r: LoadResult) => (r.errors || r.non2xx ? `${r.errors} errors, ${r.non2xx} non-2xx` : '');
     const cpuNote = (c: CpuCost) =>
-      c.backend === undefined ? '' : `CPU per call: backend ${c.backend.toFixed(0)} us${c.switchboard && c.switchboard > 5 ? `, Switchboard ${c.switchboard.toFixed(0)} us` : ''}`;
+      c.backend === undefined
+        ? ''
+        : `CPU per call: backend ${c.backend.toFixed(0)} us${c.switchboard && c.switchboard > 5 ? `, Switchboard ${c.switchboard.toFixed(0)} us` : ''}`;
     const row = (name: string, r: LoadResult, base: LoadResult, goal: string, note: string): BenchRow => ({
-      group: 'gateway', name, rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, ratio: base.rps ? r.rps / base.rps : undefined, goal,
+      group: 'gateway',
+      name,
+      rps: r.rps,
+      p50_ms: r.p50_ms,
+      p99_ms: r.p99_ms,
+      ratio: base.rps ? r.rps / base.rps : undefined,
+      goal,
       note: [note, errs(r)].filter(Boolean).join('; ') || undefined,
     });
     const added = gateway1.p50_ms - direct1.p50_ms;
     const n1 = seq.direct.samples.length;
     return [
-      row('tools/call direct to the backend (baseline, 1 connection)', direct1, direct1, 'baseline', `${n1} sequential calls, sub-ms timing`),
-      row('tools/call through the gateway (1 connection)', gateway1, direct1, 'adds < 1 ms at p50', `adds ${added.toFixed(2)} ms at p50: ${added < 1 ? 'met' : 'NOT met'}`),
-      row('tools/call direct to the backend (baseline, 10 connections)', direct10, direct10, 'baseline', [`best of ${rounds} rounds`, cpuNote(perCall('direct'))].filter(Boolean).join('; ')),
-      { ...row('tools/call through the gateway (10 connections)', gateway10, direct10, '>= 0.8x direct req/s', [`${mid >= 0.8 ? 'met' : 'NOT met'}: median of ${rounds} paired rounds (${paired.map((x) => x.toFixed(2)).join(', ')}); req/s of the best round`, cpuNote(perCall('gateway'))].filter(Boolean).join('; ')), ratio: mid },
+      row(
+        'tools/call direct to the backend (baseline, 1 connection)',
+        direct1,
+        direct1,
+        'baseline',
+        `${n1} sequential calls, sub-ms timing`,
+      ),
+      row(
+        'tools/call through the gateway (1 connection)',
+        gateway1,
+        direct1,
+        'adds < 1 ms at p50',
+        `adds ${added.toFixed(2)} ms at p50: ${added < 1 ? 'met' : 'NOT met'}`,
+      ),
+      row(
+        'tools/call direct to the backend (baseline, 10 connections)',
+        direct10,
+        direct10,
+        'baseline',
+        [`best of ${rounds} rounds`, cpuNote(perCall('direct'))].filter(Boolean).join('; '),
+      ),
+      {
+        ...row(
+          'tools/call through the gateway (10 connections)',
+          gateway10,
+          direct10,
+          '>= 0.8x direct req/s',
+          [
+            `${mid >= 0.8 ? 'met' : 'NOT met'}: median of ${rounds} paired rounds (${paired.map((x) => x.toFixed(2)).join(', ')}); req/s of the best round`,
+            cpuNote(perCall('gateway')),
+          ]
+            .filter(Boolean)
+            .join('; '),
+        ),
+        ratio: mid,
+      },
     ];
   } finally {
     sb?.stop();

@@ -48,9 +48,12 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
   // response's time is reported as a float first: the percentiles are taken from those.
   const samples: number[] = [];
   // The returned promise is also the instance (an EventEmitter); the types only know the promise.
-  (run as unknown as import('node:events').EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
-    samples.push(ms);
-  });
+  (run as unknown as import('node:events').EventEmitter).on(
+    'response',
+    (_client: unknown, _status: number, _bytes: number, ms: number) => {
+      samples.push(ms);
+    },
+  );
   const r = await run;
   const p = samples.length ? percentiles(samples) : { p50: r.latency.p50, p99: r.latency.p99 };
   return { rps: r.requests.average, p50_ms: p.p50, p99_ms: p.p99, errors: r.errors, non2xx: r.non2xx };

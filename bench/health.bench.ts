@@ -62,7 +62,11 @@ async function sweepNow(base: string, basic: string): Promise<Sweep> {
   const body = (await r.json()) as Record<string, { status: string }>;
   if (r.status !== 200) throw new Error(`healthcheck answered ${r.status}: ${JSON.stringify(body).slice(0, 200)}`);
   const entries = Object.values(body);
-  return { ms: performance.now() - started, healthy: entries.filter((e) => e.status === 'healthy').length, total: entries.length };
+  return {
+    ms: performance.now() - started,
+    healthy: entries.filter((e) => e.status === 'healthy').length,
+    total: entries.length,
+  };
 }
 
 /** On-demand sweep after on-demand sweep until `work` settles, so the whole load window runs beside one. */
@@ -103,7 +107,9 @@ class SweepWatch {
       this.last = now;
       const cur = this.current;
       if (cur && !cur.ended) {
-        for (const [path, e] of Object.entries(JSON.parse(text) as Record<string, { status: string; last_checked_iso: string }>)) {
+        for (const [path, e] of Object.entries(
+          JSON.parse(text) as Record<string, { status: string; last_checked_iso: string }>,
+        )) {
           if (!cur.paths.has(path) && e.status === 'healthy') cur.healthy++;
           cur.paths.add(path);
           cur.firstCheck = Math.min(cur.firstCheck, Date.parse(e.last_checked_iso));
@@ -136,12 +142,20 @@ class SweepWatch {
   /** Resolves when a new sweep has begun (the one running now, if any, is skipped). */
   async nextStart(): Promise<void> {
     const before = this.current;
-    await this.until('a periodic sweep to start', () => this.current !== before && this.current !== undefined && !this.current.ended, (INTERVAL_SECONDS + 60) * 1000);
+    await this.until(
+      'a periodic sweep to start',
+      () => this.current !== before && this.current !== undefined && !this.current.ended,
+      (INTERVAL_SECONDS + 60) * 1000,
+    );
   }
 
   /** Resolves with the sweep once every server was reported. */
   async end(): Promise<Sweep> {
-    await this.until('the periodic sweep to end', () => this.current?.ended !== undefined, (INTERVAL_SECONDS + 60) * 1000);
+    await this.until(
+      'the periodic sweep to end',
+      () => this.current?.ended !== undefined,
+      (INTERVAL_SECONDS + 60) * 1000,
+    );
     const c = this.current!;
     return { ms: c.ended! - c.firstCheck, healthy: c.healthy, total: c.paths.size };
   }
@@ -179,7 +193,12 @@ const bench: BenchModule = async () => {
       { SECRET_KEY: secretKey, ADMIN_USER: 'admin', ADMIN_PASSWORD: password },
     );
     const base = sb.base;
-    const token = await mintSelfToken(new TextEncoder().encode(secretKey), { username: 'bench', groups: [], scopes: ['mcp-registry-admin'], expiresInSeconds: 3600 });
+    const token = await mintSelfToken(new TextEncoder().encode(secretKey), {
+      username: 'bench',
+      groups: [],
+      scopes: ['mcp-registry-admin'],
+      expiresInSeconds: 3600,
+    });
     const auth = { authorization: `Bearer ${token}` };
     const basic = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
 
@@ -191,7 +210,12 @@ const bench: BenchModule = async () => {
           const r = await fetch(`${base}/api/servers/register`, {
             method: 'POST',
             headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ name: `Health ${n}`, description: 'health bench server', path: `/h${n}`, proxy_pass_url: `${backends[n % BACKENDS].base}/s${n}` }),
+            body: JSON.stringify({
+              name: `Health ${n}`,
+              description: 'health bench server',
+              path: `/h${n}`,
+              proxy_pass_url: `${backends[n % BACKENDS].base}/s${n}`,
+            }),
           });
           if (r.status !== 201) throw new Error(`register /h${n} answered ${r.status}: ${await r.text()}`);
         }),
@@ -199,7 +223,9 @@ const bench: BenchModule = async () => {
     }
     for (let tries = 0; ; tries++) {
       const r = await fetch(`${base}/api/servers/health`, { headers: auth });
-      const all = Object.values(((await r.json()) as { servers: Record<string, { last_checked_iso: string | null }> }).servers);
+      const all = Object.values(
+        ((await r.json()) as { servers: Record<string, { last_checked_iso: string | null }> }).servers,
+      );
       if (all.length === SERVERS && all.every((e) => e.last_checked_iso)) break;
       if (tries > 1200) throw new Error('the first checks of the registered servers did not finish in 2 minutes');
       await new Promise((r) => setTimeout(r, 100));
@@ -209,7 +235,8 @@ const bench: BenchModule = async () => {
     await watch.opened();
     try {
       const onDemand = await sweepNow(base, basic);
-      if (onDemand.healthy !== SERVERS) throw new Error(`on-demand sweep: ${onDemand.healthy}/${onDemand.total} healthy`);
+      if (onDemand.healthy !== SERVERS)
+        throw new Error(`on-demand sweep: ${onDemand.healthy}/${onDemand.total} healthy`);
       // Warm the API path.
       await load({ url: `${base}/api/servers`, headers: auth, duration: 1 });
 
@@ -224,7 +251,8 @@ const bench: BenchModule = async () => {
       const sweeps: Sweep[] = [];
       for (let c = 0; c < CYCLES; c++) {
         await watch.nextStart();
-        for (const [i, e] of endpoints.entries()) samples[i].busy.push(await load({ url: `${base}${e.url}`, headers: e.headers }));
+        for (const [i, e] of endpoints.entries())
+          samples[i].busy.push(await load({ url: `${base}${e.url}`, headers: e.headers }));
         sweeps.push(await watch.end());
         for (const [i, e] of endpoints.entries()) {
           const from = performance.now();
@@ -245,7 +273,20 @@ const bench: BenchModule = async () => {
         const ratio = idle.p99_ms ? busy.p99_ms / idle.p99_ms : NaN;
         const all = (rs: LoadResult[]) => `p99s ${rs.map((r) => r.p99_ms.toFixed(2)).join('/')} ms`;
         return [
-          { group: 'health', name: `${name}, idle (baseline)`, rps: idle.rps, p50_ms: idle.p50_ms, p99_ms: idle.p99_ms, note: [all(sample.idle), sample.checksDuringIdle ? `${sample.checksDuringIdle} idle loads saw a check` : '', errs(idle)].filter(Boolean).join('; ') },
+          {
+            group: 'health',
+            name: `${name}, idle (baseline)`,
+            rps: idle.rps,
+            p50_ms: idle.p50_ms,
+            p99_ms: idle.p99_ms,
+            note: [
+              all(sample.idle),
+              sample.checksDuringIdle ? `${sample.checksDuringIdle} idle loads saw a check` : '',
+              errs(idle),
+            ]
+              .filter(Boolean)
+              .join('; '),
+          },
           {
             group: 'health',
             name: `${name}, during a periodic sweep`,
@@ -254,7 +295,9 @@ const bench: BenchModule = async () => {
             p99_ms: busy.p99_ms,
             ratio,
             goal: 'p99 <= 2x idle p99',
-            note: [`p99 ${ratio.toFixed(2)}x idle: ${ratio <= 2 ? 'met' : 'NOT met'}`, all(sample.busy), errs(busy)].filter(Boolean).join('; '),
+            note: [`p99 ${ratio.toFixed(2)}x idle: ${ratio <= 2 ? 'met' : 'NOT met'}`, all(sample.busy), errs(busy)]
+              .filter(Boolean)
+              .join('; '),
           },
         ];
       };
@@ -283,7 +326,12 @@ const bench: BenchModule = async () => {
           p99_ms: unpaced.result.p99_ms,
           ratio: best(list.idle).p99_ms ? unpaced.result.p99_ms / best(list.idle).p99_ms : undefined,
           goal: 'none (admin action; for comparison)',
-          note: [`${unpaced.sweeps.length} sweeps of ${(unpaced.sweeps.reduce((a, x) => a + x.ms, 0) / Math.max(1, unpaced.sweeps.length) / 1000).toFixed(1)} s`, errs(unpaced.result)].filter(Boolean).join('; '),
+          note: [
+            `${unpaced.sweeps.length} sweeps of ${(unpaced.sweeps.reduce((a, x) => a + x.ms, 0) / Math.max(1, unpaced.sweeps.length) / 1000).toFixed(1)} s`,
+            errs(unpaced.result),
+          ]
+            .filter(Boolean)
+            .join('; '),
         },
         ...apiRows('GET /health', health),
       ];

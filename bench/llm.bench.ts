@@ -18,7 +18,16 @@ const firstToken = (url: string, body: unknown) => timeToFirstMatch(url, body, T
  */
 const run: BenchModule = async () => {
   const wire = await startScript(WIRE, '/v1/models');
-  const sb = await startSwitchboard({ providers: { llm: { default: 'openai', instances: { openai: { type: 'openai', options: { base_url: `${wire.base}/v1`, api_key: 'bench', model: 'wire-gpt' } } } } } });
+  const sb = await startSwitchboard({
+    providers: {
+      llm: {
+        default: 'openai',
+        instances: {
+          openai: { type: 'openai', options: { base_url: `${wire.base}/v1`, api_key: 'bench', model: 'wire-gpt' } },
+        },
+      },
+    },
+  });
   try {
     const n = Number(process.env.BENCH_SAMPLES ?? 200);
     const direct: number[] = [];
@@ -36,7 +45,15 @@ const run: BenchModule = async () => {
     const g = percentiles(gateway);
     const rows: BenchRow[] = [
       { group: 'llm first token', name: 'wire server directly (baseline)', p50_ms: d.p50, p99_ms: d.p99, ratio: 1 },
-      { group: 'llm first token', name: 'through /api/v1/llm/completions/stream (openai provider)', p50_ms: g.p50, p99_ms: g.p99, ratio: g.p50 / d.p50, goal: '< +5 ms at p50', note: `adds ${(g.p50 - d.p50).toFixed(2)} ms at p50` },
+      {
+        group: 'llm first token',
+        name: 'through /api/v1/llm/completions/stream (openai provider)',
+        p50_ms: g.p50,
+        p99_ms: g.p99,
+        ratio: g.p50 / d.p50,
+        goal: '< +5 ms at p50',
+        note: `adds ${(g.p50 - d.p50).toFixed(2)} ms at p50`,
+      },
     ];
     return rows;
   } finally {

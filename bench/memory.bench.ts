@@ -20,9 +20,11 @@ const SEARCHES = 200;
 const BROAD = 'agent note';
 function corpus(): { content: (i: number) => string; query: (i: number) => string; broad: (i: number) => string } {
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const syll = ['ka', 'lo', 'mi', 'ten', 'ra', 'vis', 'dor', 'pe', 'qua', 'sul', 'ne', 'tro', 'gam', 'bi', 'zel'];
-  const vocab = Array.from({ length: 3000 }, () => Array.from({ length: 2 + Math.floor(rnd() * 3) }, () => syll[Math.floor(rnd() * syll.length)]).join(''));
+  const vocab = Array.from({ length: 3000 }, () =>
+    Array.from({ length: 2 + Math.floor(rnd() * 3) }, () => syll[Math.floor(rnd() * syll.length)]).join(''),
+  );
   const word = () => vocab[Math.floor(vocab.length * rnd() ** 2)];
   const texts: string[] = [];
   return {
@@ -45,14 +47,24 @@ await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 /** The durable provider's big namespace, written through the provider itself into the SQLite file the child opens. */
 async function seedKeyv(dataDir: string, text: (i: number) => string): Promise<void> {
   const store = await openStore({ backend: 'sqlite', dataDir });
-  const m = (await keyvMemory.create('keyv', {}, { store, logger: pino({ level: 'silent' }), dataDir, lookup: () => undefined })) as MemoryProvider;
+  const m = (await keyvMemory.create(
+    'keyv',
+    {},
+    { store, logger: pino({ level: 'silent' }), dataDir, lookup: () => undefined },
+  )) as MemoryProvider;
   for (let i = 0; i < BIG; i++) await m.store('big', { key: `r${i}`, content: text(i), metadata: { shard: i % 10 } });
   await m.close();
   await store.close();
 }
 
 /** The in-process provider lives in the child, so it is filled through the API (autocannon, a fixed number of requests). */
-async function seedHttp(base: string, provider: string, ns: string, n: number, text: (i: number) => string): Promise<void> {
+async function seedHttp(
+  base: string,
+  provider: string,
+  ns: string,
+  n: number,
+  text: (i: number) => string,
+): Promise<void> {
   let next = 0;
   const r = await autocannon({
     url: `${base}/api/v1/memory/${ns}`,
@@ -70,12 +82,19 @@ async function seedHttp(base: string, provider: string, ns: string, n: number, t
     ],
   });
   if (r.errors || r.non2xx) throw new Error(`seeding ${provider}: ${r.errors} errors, ${r.non2xx} non-2xx answers`);
-  const total = (await (await fetch(`${base}/api/v1/memory/${ns}?limit=1`, { headers: { 'x-provider-memory': provider } })).json()) as { total: number };
+  const total = (await (
+    await fetch(`${base}/api/v1/memory/${ns}?limit=1`, { headers: { 'x-provider-memory': provider } })
+  ).json()) as { total: number };
   if (total.total !== n) throw new Error(`seeding ${provider}: ${total.total} records stored, expected ${n}`);
 }
 
 /** Sequential searches (one at a time: the p50 is the service time), varied queries. */
-async function searchLatency(base: string, provider: string, ns: string, query: (i: number) => string): Promise<{ p50: number; p99: number; first: number }> {
+async function searchLatency(
+  base: string,
+  provider: string,
+  ns: string,
+  query: (i: number) => string,
+): Promise<{ p50: number; p99: number; first: number }> {
   const one = async (i: number) => {
     const t0 = performance.now();
     const res = await fetch(`${base}/api/v1/memory/${ns}/search`, {
@@ -84,7 +103,8 @@ async function searchLatency(base: string, provider: string, ns: string, query: 
       body: JSON.stringify({ query: query(i), top_k: 10 }),
     });
     const body = (await res.json()) as { results?: unknown[] };
-    if (res.status !== 200 || !Array.isArray(body.results)) throw new Error(`search on ${provider} answered ${res.status}`);
+    if (res.status !== 200 || !Array.isArray(body.results))
+      throw new Error(`search on ${provider} answered ${res.status}`);
     return performance.now() - t0;
   };
   // The first search builds the namespace index from the store: reported apart.
@@ -104,7 +124,12 @@ const bench: BenchModule = async () => {
   const record = { key: 'k1', content: content(1), metadata: { shard: 1 } };
   // Platform surface, noop auth, no config file: the provider's SQLite file seeded above is the child's store.
   const sb = await startSwitchboard({}, {}, { args: ['--surfaces', 'platform'], dataDir });
-  const served = { namespace: 'hot', ...record, created_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+  const served = {
+    namespace: 'hot',
+    ...record,
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+  };
   const bare = await startScript(BARE, '/api/v1/memory/x/y', { BENCH_RECORD: JSON.stringify(served) });
   const rows: BenchRow[] = [];
   const group = 'memory';
@@ -114,25 +139,67 @@ const bench: BenchModule = async () => {
     await seedHttp(sb.base, 'in_memory', 'big', BIG, content);
     const seedHttpS = (performance.now() - t1) / 1000;
     for (const p of ['in_memory', 'keyv']) {
-      const res = await fetch(`${sb.base}/api/v1/memory/hot`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-memory': p }, body: JSON.stringify(record) });
+      const res = await fetch(`${sb.base}/api/v1/memory/hot`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-provider-memory': p },
+        body: JSON.stringify(record),
+      });
       if (res.status !== 201) throw new Error(`store on ${p} answered ${res.status}: ${await res.text()}`);
     }
 
     await load({ url: `${bare.base}/api/v1/memory/hot/k1`, duration: 1 });
     const baseline = await load({ url: `${bare.base}/api/v1/memory/hot/k1` });
-    rows.push({ group, name: 'bare Fastify, same record JSON (baseline)', rps: baseline.rps, p50_ms: baseline.p50_ms, p99_ms: baseline.p99_ms, ratio: 1, note: errs(baseline) });
+    rows.push({
+      group,
+      name: 'bare Fastify, same record JSON (baseline)',
+      rps: baseline.rps,
+      p50_ms: baseline.p50_ms,
+      p99_ms: baseline.p99_ms,
+      ratio: 1,
+      note: errs(baseline),
+    });
     const health = await load({ url: `${sb.base}/healthz` });
-    rows.push({ group, name: 'GET /healthz', rps: health.rps, p50_ms: health.p50_ms, p99_ms: health.p99_ms, ratio: health.rps / baseline.rps, note: errs(health) });
+    rows.push({
+      group,
+      name: 'GET /healthz',
+      rps: health.rps,
+      p50_ms: health.p50_ms,
+      p99_ms: health.p99_ms,
+      ratio: health.rps / baseline.rps,
+      note: errs(health),
+    });
 
     for (const p of ['in_memory', 'keyv']) {
       const h = { 'x-provider-memory': p };
       const json = { ...h, 'content-type': 'application/json' };
       await load({ url: `${sb.base}/api/v1/memory/hot/k1`, headers: h, duration: 1 });
       const retrieve = await load({ url: `${sb.base}/api/v1/memory/hot/k1`, headers: h });
-      const store = await load({ url: `${sb.base}/api/v1/memory/hot`, method: 'POST', headers: json, body: JSON.stringify(record) });
-      const search = await load({ url: `${sb.base}/api/v1/memory/hot/search`, method: 'POST', headers: json, body: JSON.stringify({ query: content(1).split(' ').slice(0, 3).join(' '), top_k: 5 }) });
-      const row = (name: string, r: LoadResult): BenchRow => ({ group, name: `${name} (${p})`, rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, ratio: r.rps / baseline.rps, note: errs(r) });
-      rows.push(row('GET /memory/{ns}/{key}', retrieve), row('POST /memory/{ns} (replace one key)', store), row('POST /memory/{ns}/search, 1 record', search));
+      const store = await load({
+        url: `${sb.base}/api/v1/memory/hot`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(record),
+      });
+      const search = await load({
+        url: `${sb.base}/api/v1/memory/hot/search`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ query: content(1).split(' ').slice(0, 3).join(' '), top_k: 5 }),
+      });
+      const row = (name: string, r: LoadResult): BenchRow => ({
+        group,
+        name: `${name} (${p})`,
+        rps: r.rps,
+        p50_ms: r.p50_ms,
+        p99_ms: r.p99_ms,
+        ratio: r.rps / baseline.rps,
+        note: errs(r),
+      });
+      rows.push(
+        row('GET /memory/{ns}/{key}', retrieve),
+        row('POST /memory/{ns} (replace one key)', store),
+        row('POST /memory/{ns}/search, 1 record', search),
+      );
     }
 
     for (const p of ['in_memory', 'keyv']) {

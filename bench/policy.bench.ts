@@ -9,14 +9,27 @@ import { startSwitchboard, type Spawned } from './processes.ts';
 const TEN = [
   'permit(principal, action == Action::"memory:retrieve", resource == Namespace::"hot");',
   'permit(principal, action == Action::"memory:store", resource == Namespace::"hot");',
-  ...Array.from({ length: 8 }, (_, i) => `permit(principal in Group::"team${i}", action == Action::"memory:store", resource == Namespace::"ns${i}") when { context.hour_utc >= ${i} };`),
+  ...Array.from(
+    { length: 8 },
+    (_, i) =>
+      `permit(principal in Group::"team${i}", action == Action::"memory:store", resource == Namespace::"ns${i}") when { context.hour_utc >= ${i} };`,
+  ),
 ];
 
 const policyConfig = (enforce: boolean) => ({
-  providers: { policy: { default: 'cedar', instances: { cedar: { type: 'cedar', options: enforce ? { enforce: true, engine: 'main', bootstrap_policies: TEN } : {} } } } },
+  providers: {
+    policy: {
+      default: 'cedar',
+      instances: {
+        cedar: { type: 'cedar', options: enforce ? { enforce: true, engine: 'main', bootstrap_policies: TEN } : {} },
+      },
+    },
+  },
 });
 
-const ACTIONS = ['memory', 'llm', 'tools', 'agents', 'browser'].flatMap((p) => ['store', 'search', 'list', 'get', 'delete'].map((o) => `${p}:${o}`));
+const ACTIONS = ['memory', 'llm', 'tools', 'agents', 'browser'].flatMap((p) =>
+  ['store', 'search', 'list', 'get', 'delete'].map((o) => `${p}:${o}`),
+);
 
 /**
  * In-process decisions against one engine of 1,000 policies spread over 25
@@ -25,7 +38,11 @@ const ACTIONS = ['memory', 'llm', 'tools', 'agents', 'browser'].flatMap((p) => [
  */
 async function decisions(): Promise<BenchRow> {
   const store = await openStore({ backend: 'memory' });
-  const p = (await cedarPolicy.create('bench', {}, { store, logger: pino({ level: 'silent' }), dataDir: '/tmp', lookup: () => undefined })) as PolicyProvider;
+  const p = (await cedarPolicy.create(
+    'bench',
+    {},
+    { store, logger: pino({ level: 'silent' }), dataDir: '/tmp', lookup: () => undefined },
+  )) as PolicyProvider;
   try {
     const e = await p.createEngine({ name: 'big', description: '' });
     for (let i = 0; i < 1000; i++) {
@@ -78,28 +95,50 @@ const bench: BenchModule = async () => {
     on = await startSwitchboard(policyConfig(true));
     const json = { 'content-type': 'application/json' };
     for (const sb of [off, on]) {
-      const put = await fetch(`${sb.base}/api/v1/memory/hot`, { method: 'POST', headers: json, body: JSON.stringify({ key: 'k1', content: 'a record to read back' }) });
+      const put = await fetch(`${sb.base}/api/v1/memory/hot`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ key: 'k1', content: 'a record to read back' }),
+      });
       if (put.status !== 201) throw new Error(`store answered ${put.status}: ${await put.text()}`);
     }
     const denied = await fetch(`${on.base}/api/v1/memory/other/k1`);
     await denied.text();
-    if (denied.status !== 403) throw new Error(`a retrieve no policy permits answered ${denied.status}: enforcement is not on in the benched instance`);
+    if (denied.status !== 403)
+      throw new Error(
+        `a retrieve no policy permits answered ${denied.status}: enforcement is not on in the benched instance`,
+      );
     await load({ url: `${off.base}/api/v1/memory/hot/k1`, duration: 1 });
     await load({ url: `${on.base}/api/v1/memory/hot/k1`, duration: 1 });
     const rounds = Number(process.env.BENCH_POLICY_ROUNDS ?? 3);
     const ratios: number[] = [];
-    let last = { off: undefined as Awaited<ReturnType<typeof load>> | undefined, on: undefined as Awaited<ReturnType<typeof load>> | undefined };
+    let last = {
+      off: undefined as Awaited<ReturnType<typeof load>> | undefined,
+      on: undefined as Awaited<ReturnType<typeof load>> | undefined,
+    };
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
       const r: Record<'off' | 'on', Awaited<ReturnType<typeof load>>> = {} as never;
-      for (const side of order) r[side] = await load({ url: `${(side === 'off' ? off : on).base}/api/v1/memory/hot/k1`, duration: 3 });
-      if (r.on.non2xx || r.off.non2xx) throw new Error(`non-2xx answers in round ${i} (on ${r.on.non2xx}, off ${r.off.non2xx}): the rows would time errors`);
+      for (const side of order)
+        r[side] = await load({ url: `${(side === 'off' ? off : on).base}/api/v1/memory/hot/k1`, duration: 3 });
+      if (r.on.non2xx || r.off.non2xx)
+        throw new Error(
+          `non-2xx answers in round ${i} (on ${r.on.non2xx}, off ${r.off.non2xx}): the rows would time errors`,
+        );
       ratios.push(r.on.rps / r.off.rps);
       last = r;
     }
     const ratio = median(ratios);
     return [
-      { group: 'policy', name: 'GET /memory/{ns}/{key}, enforcement off (baseline)', rps: last.off!.rps, p50_ms: last.off!.p50_ms, p99_ms: last.off!.p99_ms, ratio: 1, goal: 'baseline' },
+      {
+        group: 'policy',
+        name: 'GET /memory/{ns}/{key}, enforcement off (baseline)',
+        rps: last.off!.rps,
+        p50_ms: last.off!.p50_ms,
+        p99_ms: last.off!.p99_ms,
+        ratio: 1,
+        goal: 'baseline',
+      },
       {
         group: 'policy',
         name: 'GET /memory/{ns}/{key}, Cedar enforcement on (10 policies)',

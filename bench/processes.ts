@@ -67,23 +67,41 @@ let built = false;
  */
 export function buildOnce(): string {
   if (!built) {
-    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     built = true;
   }
   return join(ROOT, 'dist/switchboard.js');
 }
 
 /** Switchboard (the built bundle, as `npm start` runs it) with a config object (written to a temp file), on a free port. */
-export async function startSwitchboard(config: Record<string, unknown> = {}, env: Record<string, string> = {}, opts: SwitchboardOptions = {}): Promise<Spawned> {
+export async function startSwitchboard(
+  config: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+  opts: SwitchboardOptions = {},
+): Promise<Spawned> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
   // BENCH_PROFILE_DIR: each Switchboard under a bench writes a V8 CPU profile there when it stops (to find what a row spends).
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   const child = spawn(process.execPath, [...profile, buildOnce(), ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: opts.dataDir ?? dir, LOG_LEVEL: 'warn', REDIS_URL: '', SWITCHBOARD_CONFIG: file, ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: opts.dataDir ?? dir,
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      SWITCHBOARD_CONFIG: file,
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -92,13 +110,21 @@ export async function startSwitchboard(config: Record<string, unknown> = {}, env
 }
 
 /** A TypeScript module body run with tsx in a child; it must listen on process.env.PORT and answer `healthPath`. */
-export async function startScript(source: string, healthPath: string, env: Record<string, string> = {}): Promise<Spawned> {
+export async function startScript(
+  source: string,
+  healthPath: string,
+  env: Record<string, string> = {},
+): Promise<Spawned> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-script-'));
   // Inside the project so its imports resolve; removed once the child is gone (and git-ignored meanwhile).
   const file = join(ROOT, 'bench', `.tmp-${port}.mts`);
   writeFileSync(file, source);
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, PORT: String(port), BENCH_DIR: dir, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), BENCH_DIR: dir, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   child.once('exit', () => rmSync(file, { force: true }));
   const base = `http://127.0.0.1:${port}`;
   await healthyOrKilled(`${base}${healthPath}`, child);

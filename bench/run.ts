@@ -11,7 +11,9 @@ import type { BenchModule, BenchRow } from './harness.ts';
  * seconds per load.
  */
 const DIR = fileURLToPath(new URL('.', import.meta.url));
-const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const files = readdirSync(DIR)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => !only || only.includes(f.replace(/\.bench\.ts$/, '')))
@@ -32,7 +34,8 @@ for (const f of files) {
   }
 }
 
-const num = (v: number | undefined, digits: number) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(digits));
+const num = (v: number | undefined, digits: number) =>
+  v === undefined || !Number.isFinite(v) ? '' : v.toFixed(digits);
 const header = ['group', 'name', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'goal', 'note'];
 const table = rows.map((r) => [
   r.group,
@@ -47,13 +50,18 @@ const table = rows.map((r) => [
 
 function markdown(): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...table.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...table.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 function plain(): string {
   const all = [header, ...table];
   const widths = header.map((_, i) => Math.min(70, Math.max(...all.map((r) => r[i].length))));
-  const line = (r: string[]) => r.map((c, i) => (c.length > widths[i] ? `${c.slice(0, widths[i] - 1)}…` : c.padEnd(widths[i]))).join('  ');
+  const line = (r: string[]) =>
+    r.map((c, i) => (c.length > widths[i] ? `${c.slice(0, widths[i] - 1)}…` : c.padEnd(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.map(line)].join('\n');
 }
 

@@ -3,9 +3,18 @@
  * so far first matches `first` (NaN if it never does). The body is read to its
  * end either way, so the keep-alive connection is free for the next sample.
  */
-export async function timeToFirstMatch(url: string, body: unknown, first: RegExp, headers: Record<string, string> = {}): Promise<number> {
+export async function timeToFirstMatch(
+  url: string,
+  body: unknown,
+  first: RegExp,
+  headers: Record<string, string> = {},
+): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   let seen = '';

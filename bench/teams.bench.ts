@@ -21,7 +21,15 @@ function cpuMs(pid: number | undefined): number {
 }
 const ROUNDS = Number(process.env.BENCH_TEAM_ROUNDS ?? 7);
 
-const plan = (n: number, worker: string) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ id: `t${i + 1}`, title: `part ${i + 1}`, assigned_to: worker, depends_on: [] })));
+const plan = (n: number, worker: string) =>
+  JSON.stringify(
+    Array.from({ length: n }, (_, i) => ({
+      id: `t${i + 1}`,
+      title: `part ${i + 1}`,
+      assigned_to: worker,
+      depends_on: [],
+    })),
+  );
 
 const bench: BenchModule = async () => {
   // One scripted instance per speed; each agent picks one through provider_overrides. The planner's answer is chosen by the request text.
@@ -39,7 +47,10 @@ const bench: BenchModule = async () => {
       providers: {
         llm: {
           default: 'slow',
-          instances: { slow: { type: 'scripted', options: { responses, delay_ms: TURN_MS } }, fast: { type: 'scripted', options: { responses } } },
+          instances: {
+            slow: { type: 'scripted', options: { responses, delay_ms: TURN_MS } },
+            fast: { type: 'scripted', options: { responses } },
+          },
         },
       },
       store: { backend: 'sqlite' },
@@ -56,15 +67,34 @@ const bench: BenchModule = async () => {
   };
   try {
     for (const speed of ['slow', 'fast']) {
-      for (const role of ['p', 'w', 's']) await post('/api/v1/agents', { name: `${speed}-${role}`, model: 'm', hooks: { auto_memory: false, auto_trace: false }, provider_overrides: { llm: speed } });
+      for (const role of ['p', 'w', 's'])
+        await post('/api/v1/agents', {
+          name: `${speed}-${role}`,
+          model: 'm',
+          hooks: { auto_memory: false, auto_trace: false },
+          provider_overrides: { llm: speed },
+        });
     }
-    await post('/api/v1/teams', { name: 'slow', planner: 'slow-p', synthesizer: 'slow-s', workers: ['slow-w'], max_concurrent: 4 });
-    await post('/api/v1/teams', { name: 'fast', planner: 'fast-p', synthesizer: 'fast-s', workers: ['fast-w'], max_concurrent: 1 });
+    await post('/api/v1/teams', {
+      name: 'slow',
+      planner: 'slow-p',
+      synthesizer: 'slow-s',
+      workers: ['slow-w'],
+      max_concurrent: 4,
+    });
+    await post('/api/v1/teams', {
+      name: 'fast',
+      planner: 'fast-p',
+      synthesizer: 'fast-s',
+      workers: ['fast-w'],
+      max_concurrent: 1,
+    });
     const wall = async (team: string, message: string, tasks: number) => {
       const t0 = performance.now();
       const r = await post(`/api/v1/teams/${team}/run`, { message: message.replace(/^(PLAN\d+)/, '$1 ') });
       const ms = performance.now() - t0;
-      if (r.phase !== 'done' || r.tasks_completed !== tasks) throw new Error(`${team} run: ${JSON.stringify(r).slice(0, 300)}`);
+      if (r.phase !== 'done' || r.tasks_completed !== tasks)
+        throw new Error(`${team} run: ${JSON.stringify(r).slice(0, 300)}`);
       return ms;
     };
     // Warm-up (first-use costs: prepared statements, JIT).
@@ -103,7 +133,14 @@ const bench: BenchModule = async () => {
     const over = percentiles(perTask);
     const group = 'teams: parallel workers (scripted LLM, 200 ms per turn)';
     const rows: BenchRow[] = [
-      { group, name: 'POST /teams/{name}/run, 1 task (baseline)', p50_ms: m1, p99_ms: Math.max(...one), ratio: 1, note: `median of ${ROUNDS} runs; 3 turns on the critical path = ${3 * TURN_MS} ms of LLM time` },
+      {
+        group,
+        name: 'POST /teams/{name}/run, 1 task (baseline)',
+        p50_ms: m1,
+        p99_ms: Math.max(...one),
+        ratio: 1,
+        note: `median of ${ROUNDS} runs; 3 turns on the critical path = ${3 * TURN_MS} ms of LLM time`,
+      },
       {
         group,
         name: 'POST /teams/{name}/run, 4 independent tasks (max_concurrent 4)',

@@ -49,7 +49,8 @@ async function sequential(c: Call, n: number): Promise<number[]> {
       const t0 = process.hrtime.bigint();
       const res = await client.request({ path: u.pathname, method: 'POST', headers: c.headers, body: c.body });
       const text = await res.body.text();
-      if (res.statusCode !== 200 || !text.includes(c.expect)) throw new Error(`${c.url} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      if (res.statusCode !== 200 || !text.includes(c.expect))
+        throw new Error(`${c.url} answered ${res.statusCode}: ${text.slice(0, 200)}`);
       samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   } finally {
@@ -64,12 +65,23 @@ async function mcpSession(url: string): Promise<string> {
   const init = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
   });
   const sid = init.headers.get('mcp-session-id');
   await init.text();
   if (!sid) throw new Error(`initialize at ${url} answered ${init.status}`);
-  await (await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': sid },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
   return sid;
 }
 
@@ -87,18 +99,43 @@ const bench: BenchModule = async () => {
   let sb: Spawned | undefined;
   try {
     backend = await startScript(BACKEND, '/healthz');
-    sb = await startSwitchboard({ registry: { health: { interval_seconds: 0 } } }, { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') });
-    const token = await mintSelfToken(new TextEncoder().encode(secretKey), { username: 'bench', groups: [], scopes: ['mcp-registry-admin'], expiresInSeconds: 3600 });
+    sb = await startSwitchboard(
+      { registry: { health: { interval_seconds: 0 } } },
+      { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') },
+    );
+    const token = await mintSelfToken(new TextEncoder().encode(secretKey), {
+      username: 'bench',
+      groups: [],
+      scopes: ['mcp-registry-admin'],
+      expiresInSeconds: 3600,
+    });
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const reg = await fetch(`${sb.base}/api/servers/register`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Fast', description: 'bench backend', path: '/fast', proxy_pass_url: backend.base }) });
+    const reg = await fetch(`${sb.base}/api/servers/register`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'Fast', description: 'bench backend', path: '/fast', proxy_pass_url: backend.base }),
+    });
     if (reg.status !== 201) throw new Error(`register answered ${reg.status}: ${await reg.text()}`);
-    const refresh = await fetch(`${sb.base}/api/servers/fast/refresh`, { method: 'POST', headers: { authorization: auth.authorization } });
-    if (!(await refresh.text()).includes('"healthy"')) throw new Error('the bench backend is not healthy in the registry');
+    const refresh = await fetch(`${sb.base}/api/servers/fast/refresh`, {
+      method: 'POST',
+      headers: { authorization: auth.authorization },
+    });
+    if (!(await refresh.text()).includes('"healthy"'))
+      throw new Error('the bench backend is not healthy in the registry');
 
     const direct: Call = {
       url: `${backend.base}/mcp`,
-      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': await mcpSession(`${backend.base}/mcp`) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'add', arguments: { a: 20, b: 22 } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        'mcp-session-id': await mcpSession(`${backend.base}/mcp`),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'add', arguments: { a: 20, b: 22 } },
+      }),
       expect: '"42"',
     };
     const invoke: Call = {
@@ -125,7 +162,16 @@ const bench: BenchModule = async () => {
     const added = v.p50 - d.p50;
     const rps = (name: 'direct' | 'invoke') => (pooled[name].length * 1000) / started[name];
     const rows: BenchRow[] = [
-      { group: 'tools', name: 'tools/call direct to the MCP server (baseline, 1 connection)', rps: rps('direct'), p50_ms: d.p50, p99_ms: d.p99, ratio: 1, goal: 'baseline', note: `${pooled.direct.length} sequential calls, sub-ms timing` },
+      {
+        group: 'tools',
+        name: 'tools/call direct to the MCP server (baseline, 1 connection)',
+        rps: rps('direct'),
+        p50_ms: d.p50,
+        p99_ms: d.p99,
+        ratio: 1,
+        goal: 'baseline',
+        note: `${pooled.direct.length} sequential calls, sub-ms timing`,
+      },
       {
         group: 'tools',
         name: 'POST /api/v1/tools/{name}/invoke, registry provider through the gateway (1 connection)',

@@ -20,7 +20,11 @@ const bench: BenchModule = async () => {
   // The registry alone, with a SECRET_KEY this process knows (to mint the token).
   const secretKey = randomBytes(32).toString('base64url');
   const bare = await startBare();
-  const server = await startSwitchboard({}, { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') }, { args: ['--surfaces', 'registry'] });
+  const server = await startSwitchboard(
+    {},
+    { SECRET_KEY: secretKey, ADMIN_PASSWORD: randomBytes(12).toString('hex') },
+    { args: ['--surfaces', 'registry'] },
+  );
   const { base } = server;
   try {
     const token = await mintSelfToken(new TextEncoder().encode(secretKey), {
@@ -33,7 +37,12 @@ const bench: BenchModule = async () => {
       authorization: `Bearer ${token}`,
       'x-original-url': `${base}/currenttime/mcp`,
       'x-original-method': 'POST',
-      'x-body': JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'current_time_by_timezone', arguments: { tz: 'UTC' } } }),
+      'x-body': JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'current_time_by_timezone', arguments: { tz: 'UTC' } },
+      }),
     };
     const check = await fetch(`${base}/validate`, { headers });
     if (check.status !== 200) throw new Error(`/validate answered ${check.status}: ${await check.text()}`);
@@ -81,7 +90,14 @@ const bench: BenchModule = async () => {
     }
     if (!baseline || !health || !sameBytes || !validate) throw new Error('no rounds ran');
     const ratio = median(paired);
-    const row = (name: string, r: Result, extra: Partial<BenchRow> = {}): BenchRow => ({ group: 'validate', name, rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, ...extra });
+    const row = (name: string, r: Result, extra: Partial<BenchRow> = {}): BenchRow => ({
+      group: 'validate',
+      name,
+      rps: r.rps,
+      p50_ms: r.p50_ms,
+      p99_ms: r.p99_ms,
+      ...extra,
+    });
     const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
     return [
       row('bare Fastify route, same as the foundation baseline (baseline)', baseline, { ratio: 1 }),

@@ -24,10 +24,16 @@ export function startBanner(app: FastifyInstance): string {
     ...(registry ? [`  Registry    ${base}/api/`] : []),
     ...(platform ? [`  Platform    ${base}/api/v1`] : []),
     ...(registry
-      ? [process.env.ADMIN_PASSWORD || !existsSync(passwordFile) ? '  Admin       the ADMIN_USER / ADMIN_PASSWORD you set' : `  Admin       user admin, password in ${passwordFile}`]
+      ? [
+          process.env.ADMIN_PASSWORD || !existsSync(passwordFile)
+            ? '  Admin       the ADMIN_USER / ADMIN_PASSWORD you set'
+            : `  Admin       user admin, password in ${passwordFile}`,
+        ]
       : []),
     `  Store       ${store.backend}${store.backend === 'sqlite' ? ` under ${settings.dataDir}` : ''}`,
-    `  Providers   ${PROVIDER_KINDS.filter((k) => providers.names(k).length).map((k) => `${k}=${providers.defaultName(k)}`).join(' ')}`,
+    `  Providers   ${PROVIDER_KINDS.filter((k) => providers.names(k).length)
+      .map((k) => `${k}=${providers.defaultName(k)}`)
+      .join(' ')}`,
     '',
     'Next: open the console, or try',
     `  curl -s ${base}/api/v1/providers`,

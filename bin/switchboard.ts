@@ -45,7 +45,14 @@ try {
     }
   }
   await app.listen({ port, host });
-  app.log.info({ ready_ms: Math.round(performance.now() - started), surfaces: app.sb.settings.surfaces, store: app.sb.store.backend }, 'switchboard ready');
+  app.log.info(
+    {
+      ready_ms: Math.round(performance.now() - started),
+      surfaces: app.sb.settings.surfaces,
+      store: app.sb.store.backend,
+    },
+    'switchboard ready',
+  );
   if (process.stdout.isTTY) process.stdout.write(startBanner(app));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {

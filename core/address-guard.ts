@@ -118,8 +118,16 @@ interface Judged {
 async function judgeHost(hostname: string, lookup: HostLookup): Promise<Judged> {
   const host = bareHost(hostname);
   const literal = parseIp(host);
-  if (literal) return { addresses: [{ address: formatIp(literal), family: literal.length === 4 ? 4 : 6 }], classes: [classifyBytes(literal)] };
-  const byName: AddressClass[] = METADATA_NAMES.has(host) ? ['metadata'] : host === 'localhost' || host.endsWith('.localhost') ? ['loopback'] : [];
+  if (literal)
+    return {
+      addresses: [{ address: formatIp(literal), family: literal.length === 4 ? 4 : 6 }],
+      classes: [classifyBytes(literal)],
+    };
+  const byName: AddressClass[] = METADATA_NAMES.has(host)
+    ? ['metadata']
+    : host === 'localhost' || host.endsWith('.localhost')
+      ? ['loopback']
+      : [];
   let found: Awaited<ReturnType<HostLookup>>;
   try {
     found = await lookup(host);
@@ -156,7 +164,11 @@ export async function classifyUrl(url: URL, lookup: HostLookup = systemLookup): 
 }
 
 /** The first refused class the URL reaches, or undefined when it is allowed. */
-export async function refusedClass(url: URL, refused: readonly AddressClass[], lookup: HostLookup = systemLookup): Promise<AddressClass | undefined> {
+export async function refusedClass(
+  url: URL,
+  refused: readonly AddressClass[],
+  lookup: HostLookup = systemLookup,
+): Promise<AddressClass | undefined> {
   const classes = await classifyUrl(url, lookup);
   return classes.find((c) => refused.includes(c));
 }
@@ -185,12 +197,16 @@ export class AddressRefusedError extends Error {
  * public address to an earlier check and a private one now (DNS rebinding) is
  * judged on what it answers now.
  */
-export async function pinnedAddress(hostname: string, policy: AddressPolicy): Promise<{ address: string; family: 4 | 6 }> {
+export async function pinnedAddress(
+  hostname: string,
+  policy: AddressPolicy,
+): Promise<{ address: string; family: 4 | 6 }> {
   const judged = await judgeHost(hostname, policy.lookup ?? systemLookup);
   const bad = judged.classes.find((c) => policy.refused.includes(c));
   if (bad) throw new AddressRefusedError(bareHost(hostname), bad);
   const first = judged.addresses[0];
-  if (!first) throw Object.assign(new Error(`${bareHost(hostname)} did not resolve to any address`), { code: 'ENOTFOUND' });
+  if (!first)
+    throw Object.assign(new Error(`${bareHost(hostname)} did not resolve to any address`), { code: 'ENOTFOUND' });
   return first;
 }
 
@@ -199,7 +215,10 @@ export async function pinnedAddress(hostname: string, policy: AddressPolicy): Pr
  * TLS still names the original host (SNI and certificate check), since the
  * connector receives it as `host` and derives the server name from it.
  */
-export function pinnedConnector(policy: AddressPolicy, options: buildConnector.BuildOptions = {}): buildConnector.connector {
+export function pinnedConnector(
+  policy: AddressPolicy,
+  options: buildConnector.BuildOptions = {},
+): buildConnector.connector {
   const connect = buildConnector(options);
   return (opts, callback) => {
     pinnedAddress(opts.hostname, policy).then(

@@ -32,12 +32,17 @@ export const ConfigSchema = Type.Object(
     host: Type.Optional(Type.String()),
     data_dir: Type.Optional(Type.String()),
     log_level: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)))),
-    surfaces: Type.Optional(Type.Array(Type.Union([Type.Literal('registry'), Type.Literal('platform')]), { minItems: 1 })),
+    surfaces: Type.Optional(
+      Type.Array(Type.Union([Type.Literal('registry'), Type.Literal('platform')]), { minItems: 1 }),
+    ),
     body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     /** Shape limits on JSON bodies and JSON form fields (plugins/json-limits.ts): over them is a 422. Capped so a value within them never overflows a recursive walker. */
     json_limits: Type.Optional(
       Type.Object(
-        { max_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 256 })), max_object_keys: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) },
+        {
+          max_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 256 })),
+          max_object_keys: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -54,7 +59,11 @@ export const ConfigSchema = Type.Object(
     ),
     /** Extra provider package folders, absolute or relative to the config file. */
     provider_packages: Type.Optional(Type.Array(Type.String())),
-    providers: Type.Optional(Type.Partial(Type.Object(Object.fromEntries(PROVIDER_KINDS.map((k) => [k, KindConfig]))), { additionalProperties: false })),
+    providers: Type.Optional(
+      Type.Partial(Type.Object(Object.fromEntries(PROVIDER_KINDS.map((k) => [k, KindConfig]))), {
+        additionalProperties: false,
+      }),
+    ),
     metadata_denylists: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
     /** Platform (/api/v1) authentication; validated by the platform auth plugin. */
     auth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -87,7 +96,10 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): un
       const v = env[name];
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
-      throw new StartupError('SB_ERR_CONFIG_INVALID', `Config key '${path || '(root)'}' refers to environment variable ${name}, which is not set`);
+      throw new StartupError(
+        'SB_ERR_CONFIG_INVALID',
+        `Config key '${path || '(root)'}' refers to environment variable ${name}, which is not set`,
+      );
     });
   }
   if (Array.isArray(value)) return value.map((v, i) => expandEnv(v, env, `${path}[${i}]`));
@@ -112,7 +124,11 @@ export function parseConfigText(text: string, file: string): unknown {
   try {
     return file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
   } catch (err) {
-    throw new StartupError('SB_ERR_CONFIG_UNREADABLE', `Config file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`, err);
+    throw new StartupError(
+      'SB_ERR_CONFIG_UNREADABLE',
+      `Config file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+      err,
+    );
   }
 }
 
@@ -134,7 +150,11 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      throw new StartupError('SB_ERR_CONFIG_UNREADABLE', `Cannot read config file ${path}: ${(err as Error).message}`, err);
+      throw new StartupError(
+        'SB_ERR_CONFIG_UNREADABLE',
+        `Cannot read config file ${path}: ${(err as Error).message}`,
+        err,
+      );
     }
     raw = parseConfigText(text, path) ?? {};
     configDir = resolve(path, '..');
@@ -143,7 +163,11 @@ export function loadSettings(opts: LoadOptions = {}): Settings {
   const redisUrl = config.store?.url || env.REDIS_URL || undefined;
   const backend = config.store?.backend ?? (redisUrl ? 'redis' : 'sqlite');
   const logLevel = env.LOG_LEVEL || config.log_level || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid environment variable LOG_LEVEL: '${logLevel}' is not one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new StartupError(
+      'SB_ERR_CONFIG_INVALID',
+      `Invalid environment variable LOG_LEVEL: '${logLevel}' is not one of ${LOG_LEVELS.join(', ')}`,
+    );
   return {
     config,
     configDir,
@@ -172,7 +196,10 @@ export function withEnvLlmInstances(config: Config, env: NodeJS.ProcessEnv): Con
   ].flatMap(([type, on]) => (on ? [type as string] : []));
   if (fromEnv.length === 0) return config;
   const instances = Object.fromEntries([['noop', { type: 'noop' }], ...fromEnv.map((type) => [type, { type }])]);
-  return { ...config, providers: { ...config.providers, llm: { ...llm, instances, default: llm?.default ?? fromEnv[0] } } };
+  return {
+    ...config,
+    providers: { ...config.providers, llm: { ...llm, instances, default: llm?.default ?? fromEnv[0] } },
+  };
 }
 
 /** A data_dir from the config file is relative to that file, like provider_packages. */
@@ -183,7 +210,10 @@ function configDirFor(dir: string | undefined, configDir: string): string | unde
 function envPort(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid environment variable PORT: '${value}' is not a port number (0-65535)`);
+    throw new StartupError(
+      'SB_ERR_CONFIG_INVALID',
+      `Invalid environment variable PORT: '${value}' is not a port number (0-65535)`,
+    );
   }
   return n;
 }

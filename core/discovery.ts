@@ -72,11 +72,17 @@ function parseManifest(pkgJson: Record<string, unknown>, pkg: string): PackageMa
   const m = pkgJson.switchboard as Record<string, unknown> | undefined;
   if (!m || typeof m !== 'object') throw broken(pkg, 'package.json has no "switchboard" section');
   const provides = m.provides;
-  if (!Array.isArray(provides) || provides.length === 0) throw broken(pkg, '"switchboard.provides" must be a non-empty list of primitives');
+  if (!Array.isArray(provides) || provides.length === 0)
+    throw broken(pkg, '"switchboard.provides" must be a non-empty list of primitives');
   for (const p of provides) {
-    if (!PROVIDER_KINDS.includes(p as ProviderKind)) throw broken(pkg, `"switchboard.provides" names unknown primitive '${String(p)}' (known: ${PROVIDER_KINDS.join(', ')})`);
+    if (!PROVIDER_KINDS.includes(p as ProviderKind))
+      throw broken(
+        pkg,
+        `"switchboard.provides" names unknown primitive '${String(p)}' (known: ${PROVIDER_KINDS.join(', ')})`,
+      );
   }
-  if (typeof m.entry !== 'string' || !m.entry) throw broken(pkg, '"switchboard.entry" must name the module that exports the providers');
+  if (typeof m.entry !== 'string' || !m.entry)
+    throw broken(pkg, '"switchboard.entry" must name the module that exports the providers');
   return { provides: provides as ProviderKind[], entry: m.entry };
 }
 
@@ -93,11 +99,17 @@ async function loadPackage(dir: string, source: DiscoveredPackage['source']): Pr
     throw broken(name, `entry ${manifest.entry} failed to load: ${(err as Error).message}`, err);
   }
   const exported = (mod.providers ?? (mod.default as Record<string, unknown> | undefined)?.providers) as unknown;
-  if (!Array.isArray(exported) || exported.length === 0) throw broken(name, `entry ${manifest.entry} exports no "providers" list`);
+  if (!Array.isArray(exported) || exported.length === 0)
+    throw broken(name, `entry ${manifest.entry} exports no "providers" list`);
   const factories: ProviderFactory[] = [];
   for (const f of exported as ProviderFactory[]) {
-    if (!f || typeof f.type !== 'string' || typeof f.create !== 'function') throw broken(name, 'every provider needs a string "type" and a "create" function');
-    if (!manifest.provides.includes(f.kind)) throw broken(name, `provider '${f.type}' serves '${String(f.kind)}', which package.json does not declare in "switchboard.provides"`);
+    if (!f || typeof f.type !== 'string' || typeof f.create !== 'function')
+      throw broken(name, 'every provider needs a string "type" and a "create" function');
+    if (!manifest.provides.includes(f.kind))
+      throw broken(
+        name,
+        `provider '${f.type}' serves '${String(f.kind)}', which package.json does not declare in "switchboard.provides"`,
+      );
     factories.push(f);
   }
   return { name, dir, source, manifest, factories };
@@ -120,7 +132,11 @@ function dependencyDirs(projectRoot: string): string[] {
   try {
     rootPkg = JSON.parse(readFileSync(rootFile, 'utf8')) as typeof rootPkg;
   } catch (err) {
-    throw new StartupError('SB_ERR_PROVIDER_PACKAGE_INVALID', `Cannot read ${rootFile} to find provider dependencies: ${(err as Error).message}`, err);
+    throw new StartupError(
+      'SB_ERR_PROVIDER_PACKAGE_INVALID',
+      `Cannot read ${rootFile} to find provider dependencies: ${(err as Error).message}`,
+      err,
+    );
   }
   const names = Object.keys({ ...rootPkg.dependencies, ...rootPkg.optionalDependencies });
   const dirs: string[] = [];
@@ -149,7 +165,11 @@ export interface DiscoveryRoots {
  * themselves, then the config's `provider_packages`. The first broken package
  * stops discovery with a StartupError naming it.
  */
-export async function discoverPackages(extraPaths: string[] = [], configDir = process.cwd(), roots: DiscoveryRoots = {}): Promise<DiscoveredPackage[]> {
+export async function discoverPackages(
+  extraPaths: string[] = [],
+  configDir = process.cwd(),
+  roots: DiscoveryRoots = {},
+): Promise<DiscoveredPackage[]> {
   const found: DiscoveredPackage[] = [];
   const seen = new Set<string>();
   const add = async (dir: string, source: DiscoveredPackage['source']) => {

@@ -12,7 +12,12 @@ export class SwitchboardError extends Error {
   /** Extra response headers (e.g. WWW-Authenticate on 401). */
   readonly headers?: Record<string, string>;
 
-  constructor(statusCode: number, code: string, detail: ErrorDetail, options?: { cause?: unknown; headers?: Record<string, string> }) {
+  constructor(
+    statusCode: number,
+    code: string,
+    detail: ErrorDetail,
+    options?: { cause?: unknown; headers?: Record<string, string> },
+  ) {
     super(typeof detail === 'string' ? detail : 'Validation error', { cause: options?.cause });
     this.name = 'SwitchboardError';
     this.statusCode = statusCode;
@@ -28,7 +33,8 @@ export function isSwitchboardError(err: unknown): err is SwitchboardError {
 
 // Constructors for the statuses both specs use. Each takes the area-specific
 // code so the code names where the error came from, not just its status.
-export const badRequest = (code: string, detail: string, cause?: unknown) => new SwitchboardError(400, code, detail, { cause });
+export const badRequest = (code: string, detail: string, cause?: unknown) =>
+  new SwitchboardError(400, code, detail, { cause });
 export const unauthorized = (code: string, detail = 'Invalid or missing credentials') =>
   new SwitchboardError(401, code, detail, { headers: { 'www-authenticate': 'Bearer' } });
 export const forbidden = (code: string, detail: string) => new SwitchboardError(403, code, detail);
@@ -37,11 +43,21 @@ export const conflict = (code: string, detail: string) => new SwitchboardError(4
 export const unprocessable = (code: string, detail: ErrorDetail) => new SwitchboardError(422, code, detail);
 /** `retryAfterSeconds` becomes the Retry-After header: when the caller may try again. */
 export const tooManyRequests = (code: string, detail: string, retryAfterSeconds?: number) =>
-  new SwitchboardError(429, code, detail, retryAfterSeconds === undefined ? undefined : { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  new SwitchboardError(
+    429,
+    code,
+    detail,
+    retryAfterSeconds === undefined
+      ? undefined
+      : { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } },
+  );
 export const notImplemented = (code: string, detail: string) => new SwitchboardError(501, code, detail);
-export const badGateway = (code: string, detail: string, cause?: unknown) => new SwitchboardError(502, code, detail, { cause });
-export const unavailable = (code: string, detail: string, cause?: unknown) => new SwitchboardError(503, code, detail, { cause });
-export const gatewayTimeout = (code: string, detail: string, cause?: unknown) => new SwitchboardError(504, code, detail, { cause });
+export const badGateway = (code: string, detail: string, cause?: unknown) =>
+  new SwitchboardError(502, code, detail, { cause });
+export const unavailable = (code: string, detail: string, cause?: unknown) =>
+  new SwitchboardError(503, code, detail, { cause });
+export const gatewayTimeout = (code: string, detail: string, cause?: unknown) =>
+  new SwitchboardError(504, code, detail, { cause });
 
 /** Startup failures (bad config, broken provider package) that must stop the process with a clear message. */
 export class StartupError extends Error {

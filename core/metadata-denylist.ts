@@ -23,6 +23,8 @@ export function metadataFilter(denylists: Record<string, string[]> | undefined):
     return out;
   };
   const view = <T extends { metadata: Record<string, unknown> }>(primitive: string) =>
-    (lists.get(primitive)?.size ?? 0) > 0 ? (r: T): T => ({ ...r, metadata: strip(primitive, r.metadata) }) : (r: T): T => r;
+    (lists.get(primitive)?.size ?? 0) > 0
+      ? (r: T): T => ({ ...r, metadata: strip(primitive, r.metadata) })
+      : (r: T): T => r;
   return Object.assign(strip, { view });
 }

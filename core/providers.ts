@@ -13,7 +13,12 @@ export type CallRecorder = (seconds: number) => void;
  * Gives the recorder for one (kind, provider, method, outcome). It is asked
  * once per wrapped method and kept, so a call costs no label lookup.
  */
-export type CallObserver = (kind: ProviderKind, provider: string, method: string, outcome: 'ok' | 'error') => CallRecorder;
+export type CallObserver = (
+  kind: ProviderKind,
+  provider: string,
+  method: string,
+  outcome: 'ok' | 'error',
+) => CallRecorder;
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -74,14 +79,21 @@ export class ProviderSet {
 
   private unknown(kind: ProviderKind, name: string) {
     const label = kind === 'llm' ? 'LLM' : kind.replace(/_/g, ' ');
-    return badRequest('SB_ERR_PROVIDER_UNKNOWN', `Unknown ${label} provider '${name}'. Available: ${this.names(kind).join(', ') || '(none)'}`);
+    return badRequest(
+      'SB_ERR_PROVIDER_UNKNOWN',
+      `Unknown ${label} provider '${name}'. Available: ${this.names(kind).join(', ') || '(none)'}`,
+    );
   }
 
   /**
    * Routing: X-Provider-{Primitive} > X-Provider > agent provider_overrides > config default.
    * A header or override on a locked primitive is refused, never ignored.
    */
-  resolve<P extends ProviderBase = ProviderBase>(primitive: PrimitiveName, headers: Headers, agentOverride?: string): P {
+  resolve<P extends ProviderBase = ProviderBase>(
+    primitive: PrimitiveName,
+    headers: Headers,
+    agentOverride?: string,
+  ): P {
     const header = HEADER_OF.get(primitive) ?? providerHeader(primitive);
     const specific = pick(headers[header]);
     const general = specific === undefined ? pick(headers['x-provider']) : undefined;
@@ -101,7 +113,10 @@ export class ProviderSet {
           : source === 'general'
             ? 'header X-Provider'
             : 'agent provider_overrides';
-      throw forbidden('SB_ERR_PROVIDER_LOCKED', `The ${primitive} provider is locked to '${def}' by the operator; the ${by} asking for '${requested}' is refused`);
+      throw forbidden(
+        'SB_ERR_PROVIDER_LOCKED',
+        `The ${primitive} provider is locked to '${def}' by the operator; the ${by} asking for '${requested}' is refused`,
+      );
     }
     const name = requested ?? def;
     if (name === undefined) throw this.unknown(primitive, '(none configured)');
@@ -111,7 +126,9 @@ export class ProviderSet {
   }
 
   listing(): Record<string, { default: string | null; available: string[] }> {
-    return Object.fromEntries(PRIMITIVES.map((p) => [p, { default: this.defaults.get(p) ?? null, available: this.names(p) }]));
+    return Object.fromEntries(
+      PRIMITIVES.map((p) => [p, { default: this.defaults.get(p) ?? null, available: this.names(p) }]),
+    );
   }
 
   all(): ProviderBase[] {
@@ -162,7 +179,10 @@ export class ProviderSet {
           from = observer;
           ok = error = undefined;
         }
-        const rec = outcome === 'ok' ? (ok ??= observer(instance.kind, instance.name, prop, 'ok')) : (error ??= observer(instance.kind, instance.name, prop, 'error'));
+        const rec =
+          outcome === 'ok'
+            ? (ok ??= observer(instance.kind, instance.name, prop, 'ok'))
+            : (error ??= observer(instance.kind, instance.name, prop, 'error'));
         rec(seconds);
       };
       return (...args: unknown[]) => {
@@ -202,7 +222,10 @@ export class ProviderSet {
         if (typeof value !== 'function') continue; // data and accessors stay on the instance
         const fn = value as Fn;
         // Probes and shutdown are not provider calls to count, but they run on the instance too.
-        const wrapped = prop === 'healthcheck' || prop === 'close' ? (...args: unknown[]) => fn.apply(instance, args) : counted(prop, fn);
+        const wrapped =
+          prop === 'healthcheck' || prop === 'close'
+            ? (...args: unknown[]) => fn.apply(instance, args)
+            : counted(prop, fn);
         Object.defineProperty(facade, prop, { value: wrapped, writable: true, configurable: true, enumerable: true });
       }
     }
@@ -234,7 +257,11 @@ export async function buildProviders(opts: BuildProvidersOptions): Promise<Provi
       let m = factories.get(f.kind);
       if (!m) factories.set(f.kind, (m = new Map()));
       const prev = m.get(f.type);
-      if (prev) throw new StartupError('SB_ERR_PROVIDER_DUPLICATE', `Provider type '${f.kind}/${f.type}' is declared by both '${prev.pkg}' and '${pkg.name}'`);
+      if (prev)
+        throw new StartupError(
+          'SB_ERR_PROVIDER_DUPLICATE',
+          `Provider type '${f.kind}/${f.type}' is declared by both '${prev.pkg}' and '${pkg.name}'`,
+        );
       m.set(f.type, { factory: f, pkg: pkg.name });
     }
   }
@@ -276,7 +303,11 @@ export async function buildProviders(opts: BuildProvidersOptions): Promise<Provi
         instance = await entry.factory.create(name, options, ctx);
       } catch (err) {
         if (err instanceof StartupError) throw err;
-        throw new StartupError('SB_ERR_PROVIDER_INIT_FAILED', `Provider '${kind}/${name}' (package '${entry.pkg}') failed to start: ${(err as Error).message}`, err);
+        throw new StartupError(
+          'SB_ERR_PROVIDER_INIT_FAILED',
+          `Provider '${kind}/${name}' (package '${entry.pkg}') failed to start: ${(err as Error).message}`,
+          err,
+        );
       }
       set.add(instance);
       // A configured instance whose engine is set up (an OIDC issuer, say) is preferred over noop too.
@@ -286,7 +317,10 @@ export async function buildProviders(opts: BuildProvidersOptions): Promise<Provi
     const def = kc?.default ?? preferred ?? (set.names(kind).includes(builtin) ? builtin : set.names(kind)[0]);
     if (def !== undefined) {
       if (!set.names(kind).includes(def)) {
-        throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid config key 'providers.${kind}.default': '${def}' is not one of ${set.names(kind).join(', ') || '(none)'}`);
+        throw new StartupError(
+          'SB_ERR_CONFIG_INVALID',
+          `Invalid config key 'providers.${kind}.default': '${def}' is not one of ${set.names(kind).join(', ') || '(none)'}`,
+        );
       }
       set.setDefault(kind, def);
     }

@@ -50,7 +50,11 @@ function readOrCreate(file: string, make: () => string): string {
     return value;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
-    throw new StartupError('SB_ERR_SECRETS_UNWRITABLE', `Cannot keep a generated secret in ${file}: ${(err as Error).message}`, err);
+    throw new StartupError(
+      'SB_ERR_SECRETS_UNWRITABLE',
+      `Cannot keep a generated secret in ${file}: ${(err as Error).message}`,
+      err,
+    );
   }
 }
 
@@ -58,11 +62,16 @@ export function loadSecrets(dataDir: string, env: NodeJS.ProcessEnv = process.en
   const envSecret = env.SECRET_KEY?.trim() || undefined;
   const envEnc = env.ENCRYPTION_KEY?.trim() || undefined;
   if (envEnc && !decodeKey32(envEnc)) {
-    throw new StartupError('SB_ERR_CONFIG_INVALID', 'ENCRYPTION_KEY must be 32 bytes in base64 or urlsafe base64 (e.g. `openssl rand -base64 32`)');
+    throw new StartupError(
+      'SB_ERR_CONFIG_INVALID',
+      'ENCRYPTION_KEY must be 32 bytes in base64 or urlsafe base64 (e.g. `openssl rand -base64 32`)',
+    );
   }
   const encFile = join(dataDir, ENCRYPTION_KEY_FILE);
-  const secretKey = envSecret ?? readOrCreate(join(dataDir, SECRET_KEY_FILE), () => randomBytes(32).toString('base64url'));
+  const secretKey =
+    envSecret ?? readOrCreate(join(dataDir, SECRET_KEY_FILE), () => randomBytes(32).toString('base64url'));
   const encryptionKey = envEnc ?? readOrCreate(encFile, () => randomBytes(32).toString('base64url'));
-  if (!decodeKey32(encryptionKey)) throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `${encFile} does not hold a 32-byte base64 key`);
+  if (!decodeKey32(encryptionKey))
+    throw new StartupError('SB_ERR_SECRETS_UNREADABLE', `${encFile} does not hold a 32-byte base64 key`);
   return { secretKey, encryptionKey, dir: dataDir };
 }

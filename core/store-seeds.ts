@@ -85,7 +85,11 @@ export class StoreSeeds {
         () => (failing = false),
         (err: unknown) => {
           // Once per outage: the store's own 503s already tell each caller.
-          if (!failing) this.log.error({ detail: (err as { detail?: string }).detail ?? String(err) }, 'Seed check could not read the store');
+          if (!failing)
+            this.log.error(
+              { detail: (err as { detail?: string }).detail ?? String(err) },
+              'Seed check could not read the store',
+            );
           failing = true;
         },
       );

@@ -34,16 +34,19 @@ export class SqliteFile {
     }
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    for (const side of ['-wal', '-shm']) if (file !== ':memory:' && existsSync(file + side)) chmodSync(file + side, 0o600);
+    for (const side of ['-wal', '-shm'])
+      if (file !== ':memory:' && existsSync(file + side)) chmodSync(file + side, 0o600);
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec('CREATE TABLE IF NOT EXISTS keyv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
     this.file = file;
     this.stmts = {
       get: this.db.prepare('SELECT value FROM keyv WHERE key = ?'),
-      set: this.db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      set: this.db.prepare(
+        'INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
       del: this.db.prepare('DELETE FROM keyv WHERE key = ?'),
-      clearNs: this.db.prepare("DELETE FROM keyv WHERE key >= ? AND key < ?"),
+      clearNs: this.db.prepare('DELETE FROM keyv WHERE key >= ? AND key < ?'),
       // Range scans on the primary key, `ns:` <= key < `ns;` (';' sorts right after ':'),
       // one page at a time: the first page from the range start, each next one after the last key seen.
       scanFirst: this.db.prepare('SELECT key, value FROM keyv WHERE key >= ? AND key < ? ORDER BY key LIMIT ?'),

@@ -21,7 +21,10 @@ export class UnstorableValue extends Error {
  */
 export function unstorableError(storeName: string, err: UnstorableValue): Error {
   if (err.cause instanceof RangeError) {
-    return unprocessable('SB_ERR_VALUE_TOO_DEEP', `The value is nested too deeply for store '${storeName}' to write; send a flatter value`);
+    return unprocessable(
+      'SB_ERR_VALUE_TOO_DEEP',
+      `The value is nested too deeply for store '${storeName}' to write; send a flatter value`,
+    );
   }
   return err;
 }

@@ -83,7 +83,11 @@ class KeyvCollection<T> implements Collection<T> {
     try {
       // keyv's own envelope and key prefix, so get() reads the entry like any other.
       const data = await this.kv.serializeData({ value, expires: ttlMs ? Date.now() + ttlMs : undefined });
-      return await this.insertIfAbsent(this.kv._getKeyPrefix(key), typeof data === 'string' ? data : JSON.stringify(data), ttlMs || undefined);
+      return await this.insertIfAbsent(
+        this.kv._getKeyPrefix(key),
+        typeof data === 'string' ? data : JSON.stringify(data),
+        ttlMs || undefined,
+      );
     } catch (err) {
       this.fail('set', err);
     }
@@ -98,7 +102,8 @@ class KeyvCollection<T> implements Collection<T> {
   }
 
   async *entries(): AsyncIterable<[string, T]> {
-    if (!this.kv.iterator) throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' cannot list entries`);
+    if (!this.kv.iterator)
+      throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' cannot list entries`);
     try {
       for await (const [key, value] of this.kv.iterator(undefined)) yield [key as string, value as T];
     } catch (err) {
@@ -124,7 +129,11 @@ class KeyvCollection<T> implements Collection<T> {
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  if (opts.backend === 'redis') return withDeadline(await openRedisStore(opts.url ?? 'redis://127.0.0.1:6379'), opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+  if (opts.backend === 'redis')
+    return withDeadline(
+      await openRedisStore(opts.url ?? 'redis://127.0.0.1:6379'),
+      opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    );
   if (opts.backend === 'sqlite') return openSqliteStore(join(opts.dataDir ?? 'data', 'switchboard.db'));
   return openMemoryStore(opts.memoryValues ?? 'copy');
 }
@@ -234,18 +243,31 @@ async function openRedisStore(url: string): Promise<Store> {
     ]).finally(() => clearTimeout(timer));
   } catch (err) {
     if (client.isOpen) client.destroy();
-    throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store 'redis' at ${location} is unavailable: ${(err as Error).message}`, err);
+    throw unavailable(
+      'SB_ERR_STORE_UNAVAILABLE',
+      `Store 'redis' at ${location} is unavailable: ${(err as Error).message}`,
+      err,
+    );
   }
   return makeStore(
     'redis',
     location,
     (namespace) => {
-      const adapter = new KeyvRedis(client as never, { throwOnConnectError: true, throwOnErrors: true, namespace, connectionTimeout: 2000 });
+      const adapter = new KeyvRedis(client as never, {
+        throwOnConnectError: true,
+        throwOnErrors: true,
+        namespace,
+        connectionTimeout: 2000,
+      });
       return {
         kv: new Keyv({ store: adapter, namespace, throwOnErrors: true, useKeyPrefix: false }),
         // SET NX: Redis decides, so two replicas can never both win.
         insertIfAbsent: async (key, serialized, ttlMs) =>
-          (await client.set(adapter.createKeyPrefix(key, namespace), serialized, ttlMs ? { NX: true, PX: ttlMs } : { NX: true })) === 'OK',
+          (await client.set(
+            adapter.createKeyPrefix(key, namespace),
+            serialized,
+            ttlMs ? { NX: true, PX: ttlMs } : { NX: true },
+          )) === 'OK',
       };
     },
     async () => {

@@ -71,7 +71,14 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   // instance inherits; this replaces its no-op logger with ours (test/ops/logging.test.ts checks both).
   (app as unknown as { log: unknown }).log = log;
 
-  const store = opts.store ?? (await openStore({ backend: settings.store.backend, dataDir: settings.dataDir, url: settings.store.url, commandTimeoutMs: settings.store.commandTimeoutMs }));
+  const store =
+    opts.store ??
+    (await openStore({
+      backend: settings.store.backend,
+      dataDir: settings.dataDir,
+      url: settings.store.url,
+      commandTimeoutMs: settings.store.commandTimeoutMs,
+    }));
   let packages: Awaited<ReturnType<typeof discoverPackages>>;
   let providers: Awaited<ReturnType<typeof buildProviders>>;
   // Filled by the surface plugins below; providers read it when called (core/registry-link.ts).
@@ -80,13 +87,30 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   try {
     await seeds.mark();
     packages = await discoverPackages(settings.config.provider_packages, settings.configDir, opts.discovery);
-    providers = await buildProviders({ packages, config: settings.config, store, logger: app.log, dataDir: settings.dataDir, services, surfaces: settings.surfaces });
+    providers = await buildProviders({
+      packages,
+      config: settings.config,
+      store,
+      logger: app.log,
+      dataDir: settings.dataDir,
+      services,
+      surfaces: settings.surfaces,
+    });
   } catch (err) {
     // A startup failure must not leave the SQLite file or a Redis client open.
     if (!opts.store) await store.close();
     throw err;
   }
-  const ctx: SwitchboardContext = { settings, store, seeds, providers, packages, services, startedAt: Date.now(), hostLookup: opts.hostLookup };
+  const ctx: SwitchboardContext = {
+    settings,
+    store,
+    seeds,
+    providers,
+    packages,
+    services,
+    startedAt: Date.now(),
+    hostLookup: opts.hostLookup,
+  };
   app.decorate('sb', ctx);
   app.addHook('onReady', async () => seeds.watch(SEED_CHECK_INTERVAL_MS));
   app.addHook('onClose', async () => {
@@ -100,7 +124,10 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   await app.register(errors);
   const jsonLimits = settings.config.json_limits;
   await app.register(bodyParsers, {
-    limits: { maxDepth: jsonLimits?.max_depth ?? DEFAULT_JSON_LIMITS.maxDepth, maxObjectKeys: jsonLimits?.max_object_keys ?? DEFAULT_JSON_LIMITS.maxObjectKeys },
+    limits: {
+      maxDepth: jsonLimits?.max_depth ?? DEFAULT_JSON_LIMITS.maxDepth,
+      maxObjectKeys: jsonLimits?.max_object_keys ?? DEFAULT_JSON_LIMITS.maxObjectKeys,
+    },
   });
   await app.register(openapi);
   await app.register(ops);

@@ -6,7 +6,12 @@ import { jsonPathAt, scanJsonLimits, type JsonLimits, type JsonLimitViolation } 
 /** The config keys named in the 422s, so the caller (or operator) knows which limit it met. */
 const LIMIT_KEYS = { depth: 'json_limits.max_depth', keys: 'json_limits.max_object_keys' } as const;
 
-function limitError(text: string, v: JsonLimitViolation, limits: JsonLimits, prefix: Array<string | number>): SwitchboardError {
+function limitError(
+  text: string,
+  v: JsonLimitViolation,
+  limits: JsonLimits,
+  prefix: Array<string | number>,
+): SwitchboardError {
   const path = jsonPathAt(text, v.offset);
   // For the member count the last entry is the member being read; the object is the one before it.
   const loc = ['body', ...prefix, ...(v.limit === 'keys' ? path.slice(0, -1) : path)];
@@ -31,7 +36,8 @@ function infinitePath(value: unknown): Array<string | number> | undefined {
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'number' && !Number.isFinite(v)) return path;
-    if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) stack.push([c, [...path, Array.isArray(v) ? Number(k) : k]]);
+    if (v && typeof v === 'object')
+      for (const [k, c] of Object.entries(v)) stack.push([c, [...path, Array.isArray(v) ? Number(k) : k]]);
   }
   return undefined;
 }
@@ -71,7 +77,13 @@ export default fp<{ limits: JsonLimits }>(
         const overflow = MAYBE_OVERFLOW.test(body as string) ? infinitePath(value) : undefined;
         if (overflow) {
           return done(
-            unprocessable('SB_ERR_JSON_NUMBER_OUT_OF_RANGE', [{ loc: ['body', ...overflow], msg: 'This number is too large for a double (it parses as Infinity)', type: 'json_number' }]),
+            unprocessable('SB_ERR_JSON_NUMBER_OUT_OF_RANGE', [
+              {
+                loc: ['body', ...overflow],
+                msg: 'This number is too large for a double (it parses as Infinity)',
+                type: 'json_number',
+              },
+            ]),
             undefined,
           );
         }
@@ -86,7 +98,11 @@ export default fp<{ limits: JsonLimits }>(
       if (names.length > limits.maxObjectKeys) {
         return done(
           unprocessable('SB_ERR_JSON_OBJECT_TOO_LARGE', [
-            { loc: ['body'], msg: `The form has more than ${limits.maxObjectKeys} fields (limit ${LIMIT_KEYS.keys})`, type: 'json_object_size' },
+            {
+              loc: ['body'],
+              msg: `The form has more than ${limits.maxObjectKeys} fields (limit ${LIMIT_KEYS.keys})`,
+              type: 'json_object_size',
+            },
           ]),
           undefined,
         );

@@ -3,7 +3,13 @@ import type { FastifyError, FastifyReply, FastifyRequest, preHandlerHookHandler 
 import { isSwitchboardError } from '../core/errors.ts';
 import { methodTable } from './method-not-allowed.ts';
 
-type ValidationItem = { instancePath?: string; schemaPath?: string; message?: string; keyword?: string; params?: Record<string, unknown> };
+type ValidationItem = {
+  instancePath?: string;
+  schemaPath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+};
 
 /**
  * A union of literals (or of simple types) fails with one error per branch plus the anyOf's own ("must be
@@ -16,10 +22,14 @@ function mergeUnionErrors(items: ValidationItem[]): ValidationItem[] {
   const absorbed = new Set<ValidationItem>();
   for (const u of items) {
     if ((u.keyword !== 'anyOf' && u.keyword !== 'oneOf') || !u.schemaPath) continue;
-    const branches = items.filter((v) => v !== u && v.instancePath === u.instancePath && v.schemaPath?.startsWith(`${u.schemaPath}/`));
+    const branches = items.filter(
+      (v) => v !== u && v.instancePath === u.instancePath && v.schemaPath?.startsWith(`${u.schemaPath}/`),
+    );
     if (branches.length === 0 || !branches.every((v) => v.keyword === 'const' || v.keyword === 'type')) continue;
     const consts = branches.filter((v) => v.keyword === 'const').map((v) => JSON.stringify(v.params?.allowedValue));
-    const types = [...new Set(branches.filter((v) => v.keyword === 'type').map((v) => `a value of type ${String(v.params?.type)}`))];
+    const types = [
+      ...new Set(branches.filter((v) => v.keyword === 'type').map((v) => `a value of type ${String(v.params?.type)}`)),
+    ];
     const choices = [...(consts.length ? [`one of ${consts.join(', ')}`] : []), ...types];
     for (const v of [u, ...branches]) absorbed.add(v);
     out.push({ instancePath: u.instancePath, keyword: 'enum', message: `must be ${choices.join(', or ')}` });
@@ -31,9 +41,11 @@ function mergeUnionErrors(items: ValidationItem[]): ValidationItem[] {
 function validationDetail(context: string | undefined, items: ValidationItem[]) {
   return mergeUnionErrors(items).map((v) => {
     const loc: Array<string | number> = [context === 'querystring' ? 'query' : (context ?? 'body')];
-    for (const part of (v.instancePath ?? '').split('/').filter(Boolean)) loc.push(/^\d+$/.test(part) ? Number(part) : part);
+    for (const part of (v.instancePath ?? '').split('/').filter(Boolean))
+      loc.push(/^\d+$/.test(part) ? Number(part) : part);
     if (v.keyword === 'required' && typeof v.params?.missingProperty === 'string') loc.push(v.params.missingProperty);
-    if (v.keyword === 'additionalProperties' && typeof v.params?.additionalProperty === 'string') loc.push(v.params.additionalProperty);
+    if (v.keyword === 'additionalProperties' && typeof v.params?.additionalProperty === 'string')
+      loc.push(v.params.additionalProperty);
     return { loc, msg: v.message ?? 'invalid', type: v.keyword ?? 'value_error' };
   });
 }
@@ -49,16 +61,22 @@ function malformedJson(request: FastifyRequest, reply: FastifyReply, err: Error)
     : `Malformed JSON body: ${err.message}`;
   const code = forbidden ? 'SB_ERR_JSON_FORBIDDEN_KEY' : 'SB_ERR_MALFORMED_JSON';
   const url = request.url;
-  if (url.startsWith('/api/v1/') || url === '/api/v1' || url.startsWith('/api/v1?')) return reply.status(400).send({ detail: msg, code });
-  return reply.status(422).send({ detail: [{ loc: ['body'], msg, type: forbidden ? 'json_forbidden_key' : 'json_invalid' }], code });
+  if (url.startsWith('/api/v1/') || url === '/api/v1' || url.startsWith('/api/v1?'))
+    return reply.status(400).send({ detail: msg, code });
+  return reply
+    .status(422)
+    .send({ detail: [{ loc: ['body'], msg, type: forbidden ? 'json_forbidden_key' : 'json_invalid' }], code });
 }
 
 /** The media types a route takes, for the 415's detail: its schema's `consumes`, else JSON. */
 function unsupportedMediaType(request: FastifyRequest): string {
   const given = String(request.headers['content-type'] ?? '(none)').slice(0, 100);
-  const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes ?? ['application/json'];
+  const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes ?? [
+    'application/json',
+  ];
   const others = consumes.filter((c) => c !== 'application/json');
-  if (!consumes.includes('application/json')) return `Unsupported Content-Type '${given}': this route accepts ${others.join(', ')}`;
+  if (!consumes.includes('application/json'))
+    return `Unsupported Content-Type '${given}': this route accepts ${others.join(', ')}`;
   return `Unsupported Content-Type '${given}': send the body as application/json${others.length ? ` (this route also accepts ${others.join(', ')})` : ''}`;
 }
 
@@ -76,7 +94,10 @@ export default fp(
         return reply.status(err.statusCode).send({ detail: err.detail, code: err.code });
       }
       if (err.validation) {
-        return reply.status(422).send({ detail: validationDetail(err.validationContext, err.validation as ValidationItem[]), code: 'SB_ERR_VALIDATION' });
+        return reply.status(422).send({
+          detail: validationDetail(err.validationContext, err.validation as ValidationItem[]),
+          code: 'SB_ERR_VALIDATION',
+        });
       }
       switch (err.code) {
         case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -88,16 +109,21 @@ export default fp(
             code: 'SB_ERR_BODY_TOO_LARGE',
           });
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-          return reply.status(415).send({ detail: unsupportedMediaType(request), code: 'SB_ERR_UNSUPPORTED_MEDIA_TYPE' });
+          return reply
+            .status(415)
+            .send({ detail: unsupportedMediaType(request), code: 'SB_ERR_UNSUPPORTED_MEDIA_TYPE' });
       }
       // Syntax errors from the JSON parser carry statusCode 400 without a Fastify code.
-      if (err instanceof SyntaxError && (err as FastifyError).statusCode === 400) return malformedJson(request, reply, err);
+      if (err instanceof SyntaxError && (err as FastifyError).statusCode === 400)
+        return malformedJson(request, reply, err);
       const status = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
       if (status >= 500) {
         request.log.error({ err }, 'unhandled error');
         return reply.status(status).send({ detail: 'Internal server error', code: 'SB_ERR_INTERNAL' });
       }
-      return reply.status(status).send({ detail: err.message, code: err.code ? `SB_ERR_HTTP_${err.code}` : 'SB_ERR_BAD_REQUEST' });
+      return reply
+        .status(status)
+        .send({ detail: err.message, code: err.code ? `SB_ERR_HTTP_${err.code}` : 'SB_ERR_BAD_REQUEST' });
     });
 
     // Metrics count unmatched requests here (registered before this plugin, ops/metrics.ts): the
@@ -115,7 +141,10 @@ export default fp(
     app.setNotFoundHandler({ preHandler }, (request, reply) => {
       const path = request.url.split('?')[0];
       if (reply.statusCode === 405) {
-        return reply.send({ detail: `${request.method} is not allowed on ${path}; use ${String(reply.getHeader('allow'))}`, code: 'SB_ERR_METHOD_NOT_ALLOWED' });
+        return reply.send({
+          detail: `${request.method} is not allowed on ${path}; use ${String(reply.getHeader('allow'))}`,
+          code: 'SB_ERR_METHOD_NOT_ALLOWED',
+        });
       }
       reply.status(404).send({ detail: `No route for ${request.method} ${path}`, code: 'SB_ERR_ROUTE_NOT_FOUND' });
     });

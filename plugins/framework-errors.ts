@@ -25,17 +25,27 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   let body: { detail: string; code: string };
   if (error.code === 'FST_ERR_BAD_URL') {
     status = 400;
-    body = { detail: `The URL path '${shown(path)}' is not valid percent-encoding: every '%' must be followed by two hex digits of a UTF-8 sequence (write '%25' for a literal '%')`, code: 'SB_ERR_BAD_URL' };
+    body = {
+      detail: `The URL path '${shown(path)}' is not valid percent-encoding: every '%' must be followed by two hex digits of a UTF-8 sequence (write '%25' for a literal '%')`,
+      code: 'SB_ERR_BAD_URL',
+    };
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     status = 414;
-    body = { detail: `A path parameter in '${shown(path)}' is longer than ${MAX_PARAM_LENGTH} characters; no resource has a name that long`, code: 'SB_ERR_PATH_PARAM_TOO_LONG' };
+    body = {
+      detail: `A path parameter in '${shown(path)}' is longer than ${MAX_PARAM_LENGTH} characters; no resource has a name that long`,
+      code: 'SB_ERR_PATH_PARAM_TOO_LONG',
+    };
   } else {
     status = 500;
     body = { detail: 'Internal server error', code: 'SB_ERR_INTERNAL' };
     request.log.error({ err: error }, 'router error');
   }
   // The request-context hook has not run: the ids it echoes are set here.
-  reply.header('x-request-id', request.id).header('content-type', 'application/json; charset=utf-8').code(status).send(JSON.stringify(body));
+  reply
+    .header('x-request-id', request.id)
+    .header('content-type', 'application/json; charset=utf-8')
+    .code(status)
+    .send(JSON.stringify(body));
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; detail: string; code: string }> = {
@@ -44,7 +54,11 @@ const CLIENT_ERRORS: Record<string, { status: number; detail: string; code: stri
     detail: `The request line and headers together are larger than ${maxHeaderSize} bytes; shorten the URL (send large input in a JSON body) or the headers`,
     code: 'SB_ERR_HEADERS_TOO_LARGE',
   },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received completely in time; send it again', code: 'SB_ERR_REQUEST_TIMEOUT' },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    detail: 'The request was not received completely in time; send it again',
+    code: 'SB_ERR_REQUEST_TIMEOUT',
+  },
 };
 
 /**
@@ -54,7 +68,11 @@ const CLIENT_ERRORS: Record<string, { status: number; detail: string; code: stri
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = (err.code && CLIENT_ERRORS[err.code]) || { status: 400, detail: `The HTTP request could not be parsed (${err.code ?? 'malformed'}); check the request line and headers`, code: 'SB_ERR_BAD_HTTP_REQUEST' };
+  const known = (err.code && CLIENT_ERRORS[err.code]) || {
+    status: 400,
+    detail: `The HTTP request could not be parsed (${err.code ?? 'malformed'}); check the request line and headers`,
+    code: 'SB_ERR_BAD_HTTP_REQUEST',
+  };
   const body = JSON.stringify({ detail: known.detail, code: known.code });
   if (socket.writable) {
     socket.write(

@@ -85,7 +85,9 @@ export async function buildDist(out = join(ROOT, 'dist')) {
     try {
       const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
       if (stamp.main !== main) return false;
-      return Object.entries(stamp.inputs).every(([file, mtime]) => existsSync(file) && statSync(file).mtimeMs === mtime);
+      return Object.entries(stamp.inputs).every(
+        ([file, mtime]) => existsSync(file) && statSync(file).mtimeMs === mtime,
+      );
     } catch {
       return false;
     }

@@ -43,7 +43,11 @@ for (const folder of folders) {
     t.ok(found.factories.length > 0, 'exports factories');
     const types = found.factories.map((f) => `${f.kind}/${f.type}`);
     t.equal(new Set(types).size, types.length, 'factory types are unique');
-    for (const kind of pkg.switchboard.provides) t.ok(found.factories.some((f) => f.kind === kind), `has a factory for '${kind}' it declares`);
+    for (const kind of pkg.switchboard.provides)
+      t.ok(
+        found.factories.some((f) => f.kind === kind),
+        `has a factory for '${kind}' it declares`,
+      );
 
     for (const f of found.factories.filter((f) => f.autoInstance)) {
       await t.test(`${f.kind}/${f.type} builds with no options, answers healthcheck, closes`, async (t) => {

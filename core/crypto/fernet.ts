@@ -40,11 +40,13 @@ export function createFernet(key: string | Buffer): Fernet {
 
   const decrypt = (token: string, opts: { ttlSeconds?: number; nowSeconds?: number } = {}): Buffer => {
     const data = decodeToken(token);
-    if (data.length < HEADER + 16 + MAC || (data.length - HEADER - MAC) % 16 !== 0) throw new FernetError('token has the wrong length');
+    if (data.length < HEADER + 16 + MAC || (data.length - HEADER - MAC) % 16 !== 0)
+      throw new FernetError('token has the wrong length');
     if (data[0] !== VERSION) throw new FernetError('unknown token version');
     const body = data.subarray(0, data.length - MAC);
     // The MAC is checked before anything is decrypted, so a tampered token never reaches the cipher.
-    if (!timingSafeEqual(mac(body), data.subarray(data.length - MAC))) throw new FernetError('token signature does not match (tampered or wrong key)');
+    if (!timingSafeEqual(mac(body), data.subarray(data.length - MAC)))
+      throw new FernetError('token signature does not match (tampered or wrong key)');
     const issued = Number(data.readBigUInt64BE(1));
     if (opts.ttlSeconds !== undefined) {
       const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
@@ -63,13 +65,19 @@ export function createFernet(key: string | Buffer): Fernet {
     encrypt(plaintext, nowSeconds = Math.floor(Date.now() / 1000)) {
       const iv = randomBytes(16);
       const c = createCipheriv('aes-128-cbc', encryptionKey, iv);
-      const ct = Buffer.concat([c.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext), c.final()]);
+      const ct = Buffer.concat([
+        c.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext),
+        c.final(),
+      ]);
       const header = Buffer.alloc(9);
       header[0] = VERSION;
       header.writeBigUInt64BE(BigInt(nowSeconds), 1);
       const body = Buffer.concat([header, iv, ct]);
       // Padded urlsafe base64, as Python's cryptography.fernet writes it.
-      return Buffer.concat([body, mac(body)]).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+      return Buffer.concat([body, mac(body)])
+        .toString('base64')
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_');
     },
     decrypt,
     decryptString: (token, opts) => decrypt(token, opts).toString('utf8'),

@@ -32,7 +32,9 @@ export type BrowserSession = Static<typeof BrowserSession>;
 
 export const LiveView = Type.Object({
   session_id: Type.String(),
-  url: Type.String({ description: 'Signed viewer URL; it carries no other credential and stops working at expires_at' }),
+  url: Type.String({
+    description: 'Signed viewer URL; it carries no other credential and stops working at expires_at',
+  }),
   expires: Type.Integer({ description: 'Seconds the URL stays valid' }),
   expires_at: Type.String({ format: 'date-time' }),
 });
@@ -47,13 +49,22 @@ export interface LiveFrame {
 
 export const NavigateRequest = Type.Object({
   url: Type.String({ minLength: 1, format: 'uri' }),
-  timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 120000, description: "How long to wait for the page's load event (default 30000)" })),
+  timeout_ms: Type.Optional(
+    Type.Integer({
+      minimum: 100,
+      maximum: 120000,
+      description: "How long to wait for the page's load event (default 30000)",
+    }),
+  ),
 });
 export type NavigateOptions = { timeoutMs?: number };
 export const NavigateResult = Type.Object({ session_id: Type.String(), url: Type.String(), title: Type.String() });
 export type NavigateResult = Static<typeof NavigateResult>;
 
-export const Screenshot = Type.Object({ format: Type.Literal('png'), data: Type.String({ contentEncoding: 'base64' }) });
+export const Screenshot = Type.Object({
+  format: Type.Literal('png'),
+  data: Type.String({ contentEncoding: 'base64' }),
+});
 export type Screenshot = Static<typeof Screenshot>;
 
 export const PageContent = Type.Object({ content: Type.String() });

@@ -21,7 +21,13 @@ export const ExecuteRequest = Type.Object({
   code: Type.String({ minLength: 1 }),
   /** Defaults to the session's language. */
   language: Type.Optional(Type.String({ minLength: 1 })),
-  timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86400, description: "Wall time before the run is killed (provider default, e.g. 30; at most the provider's max)" })),
+  timeout_seconds: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 86400,
+      description: "Wall time before the run is killed (provider default, e.g. 30; at most the provider's max)",
+    }),
+  ),
 });
 export type ExecuteRequest = Static<typeof ExecuteRequest>;
 
@@ -76,7 +82,12 @@ export interface CodeInterpreterProvider extends ProviderBase {
   listSessions(): Promise<CodeSession[]>;
   getSession(sessionId: string): Promise<CodeSession | undefined>;
   deleteSession(sessionId: string): Promise<boolean>;
-  execute(sessionId: string, code: string, language: string, opts?: { timeoutSeconds?: number }): Promise<ExecuteResult>;
+  execute(
+    sessionId: string,
+    code: string,
+    language: string,
+    opts?: { timeoutSeconds?: number },
+  ): Promise<ExecuteResult>;
   history(sessionId: string, limit: number): Promise<HistoryEntry[]>;
   uploadFile(sessionId: string, filename: string, data: Buffer): Promise<FileInfo>;
   downloadFile(sessionId: string, filename: string): Promise<Buffer | undefined>;

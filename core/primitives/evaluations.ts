@@ -44,7 +44,10 @@ export const UpdateEvaluatorRequest = Type.Object(
 );
 export type UpdateEvaluatorRequest = Static<typeof UpdateEvaluatorRequest>;
 
-export const EvaluatorList = Type.Object({ evaluators: Type.Array(Evaluator), next_token: Type.Union([Type.String(), Type.Null()]) });
+export const EvaluatorList = Type.Object({
+  evaluators: Type.Array(Evaluator),
+  next_token: Type.Union([Type.String(), Type.Null()]),
+});
 export type EvaluatorList = Static<typeof EvaluatorList>;
 
 /** Spec 2.6 evaluate request. */
@@ -55,15 +58,25 @@ export const EvaluateRequest = Type.Object(
     input_data: Type.Optional(Type.String()),
     output_data: Type.Optional(Type.String()),
     expected_output: Type.Optional(Type.String()),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: '`value` sets the score on the score-recording backend' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: '`value` sets the score on the score-recording backend',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type EvaluateRequest = Static<typeof EvaluateRequest>;
 
-export const ScoreDataType = Type.Union([Type.Literal('NUMERIC'), Type.Literal('BOOLEAN'), Type.Literal('CATEGORICAL')]);
+export const ScoreDataType = Type.Union([
+  Type.Literal('NUMERIC'),
+  Type.Literal('BOOLEAN'),
+  Type.Literal('CATEGORICAL'),
+]);
 export type ScoreDataType = Static<typeof ScoreDataType>;
-const ScoreValue = Type.Union([Type.Number(), Type.String()], { description: 'Numeric for NUMERIC/BOOLEAN, string for CATEGORICAL' });
+const ScoreValue = Type.Union([Type.Number(), Type.String()], {
+  description: 'Numeric for NUMERIC/BOOLEAN, string for CATEGORICAL',
+});
 
 /** One computed (or recorded) result of an evaluation. */
 export const EvaluationResult = Type.Object({
@@ -124,7 +137,12 @@ export const ScoreQuery = Type.Object({
 });
 export type ScoreQuery = Static<typeof ScoreQuery>;
 
-export const ScoreList = Type.Object({ scores: Type.Array(Score), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer() });
+export const ScoreList = Type.Object({
+  scores: Type.Array(Score),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  total: Type.Integer(),
+});
 export type ScoreList = Static<typeof ScoreList>;
 
 /** Online evaluation (managed-cloud only): sample live traces and judge them continuously. */

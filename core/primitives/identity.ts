@@ -10,7 +10,9 @@ export const TokenRequest = Type.Object({
   /** Required for M2M and USER_FEDERATION; TOKEN_EXCHANGE trades the caller's own token instead. */
   workload_token: Type.Optional(Type.String({ minLength: 1 })),
   scopes: Type.Array(Type.String(), { default: [] }),
-  auth_flow: Type.Union([Type.Literal('M2M'), Type.Literal('USER_FEDERATION'), Type.Literal('TOKEN_EXCHANGE')], { default: 'M2M' }),
+  auth_flow: Type.Union([Type.Literal('M2M'), Type.Literal('USER_FEDERATION'), Type.Literal('TOKEN_EXCHANGE')], {
+    default: 'M2M',
+  }),
   callback_url: Type.Optional(Type.String({ format: 'uri' })),
   force_authentication: Type.Boolean({ default: false }),
   /** TOKEN_EXCHANGE (RFC 8693): the token to exchange; the caller's bearer token when omitted. */
@@ -93,7 +95,9 @@ export const CreateWorkloadIdentityRequest = Type.Object({
   allowed_return_urls: Type.Optional(Type.Array(Type.String({ format: 'uri' }))),
 });
 export type CreateWorkloadIdentityRequest = Static<typeof CreateWorkloadIdentityRequest>;
-export const UpdateWorkloadIdentityRequest = Type.Object({ allowed_return_urls: Type.Array(Type.String({ format: 'uri' })) });
+export const UpdateWorkloadIdentityRequest = Type.Object({
+  allowed_return_urls: Type.Array(Type.String({ format: 'uri' })),
+});
 export type UpdateWorkloadIdentityRequest = Static<typeof UpdateWorkloadIdentityRequest>;
 
 /** Config keys whose values are secrets (client_secret, api_key, access_token, ...; not token_url): stored, used, never returned. */
@@ -152,7 +156,12 @@ export function redactSecrets(config: Record<string, unknown>): Record<string, u
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, SECRET_CONFIG_KEYS.test(k) && (typeof x === 'string' || typeof x === 'number') ? '********' : walk(x)]));
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [
+          k,
+          SECRET_CONFIG_KEYS.test(k) && (typeof x === 'string' || typeof x === 'number') ? '********' : walk(x),
+        ]),
+      );
     }
     return v;
   };

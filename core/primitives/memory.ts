@@ -119,7 +119,10 @@ export interface MemoryCapabilities {
   [k: string]: boolean | string | readonly string[];
 }
 
-export interface ListPage { limit: number; offset: number }
+export interface ListPage {
+  limit: number;
+  offset: number;
+}
 
 /** The memory primitive. Methods behind a capability may throw if called without it. */
 export interface MemoryProvider extends ProviderBase {
@@ -137,7 +140,12 @@ export interface MemoryProvider extends ProviderBase {
   getEvent(actorId: string, sessionId: string, eventId: string): Promise<MemoryEvent | undefined>;
   deleteEvent(actorId: string, sessionId: string, eventId: string): Promise<boolean>;
   /** The last `k` events, oldest first, each as one turn. */
-  turns(actorId: string, sessionId: string, k: number, opts?: { branch?: string }): Promise<Array<{ messages: Array<{ text: string; role: string }> }>>;
+  turns(
+    actorId: string,
+    sessionId: string,
+    k: number,
+    opts?: { branch?: string },
+  ): Promise<Array<{ messages: Array<{ text: string; role: string }> }>>;
   actors(): Promise<string[]>;
   sessions(actorId: string): Promise<MemorySession[]>;
   deleteSession?(actorId: string, sessionId: string): Promise<boolean>;

@@ -60,7 +60,9 @@ export const TraceUpdate = Type.Object(
     input: Type.Optional(Type.Unknown()),
     output: Type.Optional(Type.Unknown()),
     tags: Type.Optional(Type.Array(Type.String())),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Merged into the stored metadata' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Merged into the stored metadata' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -92,7 +94,10 @@ export const LogLevel = Type.Union(['debug', 'info', 'warning', 'error'].map((l)
 export const LogInput = Type.Object(
   {
     message: Type.String({ minLength: 1 }),
-    level: Type.Union(['debug', 'info', 'warning', 'error'].map((l) => Type.Literal(l)), { default: 'info' }),
+    level: Type.Union(
+      ['debug', 'info', 'warning', 'error'].map((l) => Type.Literal(l)),
+      { default: 'info' },
+    ),
     trace_id: Type.Optional(Id),
     metadata: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
     timestamp: Type.Optional(Type.String({ format: 'date-time' })),
@@ -109,13 +114,21 @@ export const LogEntry = Type.Object({
   timestamp: Type.String(),
 });
 export type LogEntry = Static<typeof LogEntry>;
-export const LogQuery = Type.Object({ trace_id: Type.Optional(Type.String()), level: Type.Optional(LogLevel), limit: Limit, offset: Offset });
+export const LogQuery = Type.Object({
+  trace_id: Type.Optional(Type.String()),
+  level: Type.Optional(LogLevel),
+  limit: Limit,
+  offset: Offset,
+});
 export type LogQuery = Static<typeof LogQuery>;
 export const LogList = Type.Object({ logs: Type.Array(LogEntry), total: Type.Integer() });
 export type LogList = Static<typeof LogList>;
 
 const Usage = Type.Object(
-  { prompt_tokens: Type.Optional(Type.Integer({ minimum: 0 })), completion_tokens: Type.Optional(Type.Integer({ minimum: 0 })) },
+  {
+    prompt_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    completion_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
   { additionalProperties: true },
 );
 
@@ -150,7 +163,12 @@ export const GenerationRecord = Type.Object({
   timestamp: Type.String(),
 });
 export type GenerationRecord = Static<typeof GenerationRecord>;
-export const GenerationQuery = Type.Object({ trace_id: Type.Optional(Type.String()), model: Type.Optional(Type.String()), limit: Limit, offset: Offset });
+export const GenerationQuery = Type.Object({
+  trace_id: Type.Optional(Type.String()),
+  model: Type.Optional(Type.String()),
+  limit: Limit,
+  offset: Offset,
+});
 export type GenerationQuery = Static<typeof GenerationQuery>;
 export const GenerationRecordList = Type.Object({ generations: Type.Array(GenerationRecord), total: Type.Integer() });
 export type GenerationRecordList = Static<typeof GenerationRecordList>;
@@ -182,7 +200,12 @@ export const TraceScore = Type.Object({
   timestamp: Type.String(),
 });
 export type TraceScore = Static<typeof TraceScore>;
-export const TraceScoreQuery = Type.Object({ trace_id: Type.Optional(Type.String()), name: Type.Optional(Type.String()), limit: Limit, offset: Offset });
+export const TraceScoreQuery = Type.Object({
+  trace_id: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  limit: Limit,
+  offset: Offset,
+});
 export type TraceScoreQuery = Static<typeof TraceScoreQuery>;
 export const TraceScoreList = Type.Object({ scores: Type.Array(TraceScore), total: Type.Integer() });
 export type TraceScoreList = Static<typeof TraceScoreList>;

@@ -31,7 +31,10 @@ export const CreateEngineRequest = Type.Object(
 );
 export type CreateEngineRequest = Static<typeof CreateEngineRequest>;
 
-export const EngineList = Type.Object({ engines: Type.Array(Engine), next_token: Type.Union([Type.String(), Type.Null()]) });
+export const EngineList = Type.Object({
+  engines: Type.Array(Engine),
+  next_token: Type.Union([Type.String(), Type.Null()]),
+});
 export type EngineList = Static<typeof EngineList>;
 
 /** Spec 2.7: the body is text in the engine's policy language (e.g. Cedar). */
@@ -63,7 +66,10 @@ export const UpdatePolicyRequest = Type.Object(
 );
 export type UpdatePolicyRequest = Static<typeof UpdatePolicyRequest>;
 
-export const PolicyList = Type.Object({ policies: Type.Array(Policy), next_token: Type.Union([Type.String(), Type.Null()]) });
+export const PolicyList = Type.Object({
+  policies: Type.Array(Policy),
+  next_token: Type.Union([Type.String(), Type.Null()]),
+});
 export type PolicyList = Static<typeof PolicyList>;
 
 /** GET /enforcement: which engine guards /api/v1 and whether enforcement is on. */
@@ -93,12 +99,17 @@ export const Generation = Type.Object({
 });
 export type Generation = Static<typeof Generation>;
 
-export const GenerationList = Type.Object({ generations: Type.Array(Generation), next_token: Type.Union([Type.String(), Type.Null()]) });
+export const GenerationList = Type.Object({
+  generations: Type.Array(Generation),
+  next_token: Type.Union([Type.String(), Type.Null()]),
+});
 export type GenerationList = Static<typeof GenerationList>;
 
 export const GenerationAssets = Type.Object({
   generation_id: Type.String(),
-  assets: Type.Array(Type.Object({ policy_body: Type.String(), description: Type.String() }, { additionalProperties: true })),
+  assets: Type.Array(
+    Type.Object({ policy_body: Type.String(), description: Type.String() }, { additionalProperties: true }),
+  ),
 });
 export type GenerationAssets = Static<typeof GenerationAssets>;
 

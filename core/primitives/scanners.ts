@@ -15,7 +15,11 @@ export const ScanTarget = Type.Object({
   name: Type.String({ minLength: 1 }),
   tools: Type.Optional(
     Type.Array(
-      Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), input_schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+      Type.Object({
+        name: Type.String(),
+        description: Type.Optional(Type.String()),
+        input_schema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      }),
     ),
   ),
   card: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -26,7 +30,13 @@ export const ScanTarget = Type.Object({
 export type ScanTarget = Static<typeof ScanTarget>;
 
 /** `SAFE` is the severity of a clean result, so one field sorts every outcome. */
-export const Severity = Type.Union([Type.Literal('critical'), Type.Literal('high'), Type.Literal('medium'), Type.Literal('low'), Type.Literal('SAFE')]);
+export const Severity = Type.Union([
+  Type.Literal('critical'),
+  Type.Literal('high'),
+  Type.Literal('medium'),
+  Type.Literal('low'),
+  Type.Literal('SAFE'),
+]);
 export type Severity = Static<typeof Severity>;
 
 /** Severity order, worst first, for picking a result's overall severity. */

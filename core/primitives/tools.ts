@@ -9,7 +9,10 @@ const JsonObject = Type.Record(Type.String(), Type.Unknown());
 export const Tool = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.-]+$' }),
   description: Type.String({ default: '' }),
-  input_schema: Type.Object({}, { additionalProperties: true, default: { type: 'object' }, description: 'JSON Schema of the invoke params' }),
+  input_schema: Type.Object(
+    {},
+    { additionalProperties: true, default: { type: 'object' }, description: 'JSON Schema of the invoke params' },
+  ),
 });
 export type Tool = Static<typeof Tool>;
 
@@ -32,7 +35,11 @@ export const ToolSearchHit = Type.Object({
   score: Type.Number(),
 });
 /** `matches` is the spec's answer; `tools` carries the same hits in the reference's shape, so its client sees them. */
-export const ToolSearchResult = Type.Object({ query: Type.String(), matches: Type.Array(ToolMatch), tools: Type.Array(ToolSearchHit) });
+export const ToolSearchResult = Type.Object({
+  query: Type.String(),
+  matches: Type.Array(ToolMatch),
+  tools: Type.Array(ToolSearchHit),
+});
 export type ToolMatch = Static<typeof ToolMatch>;
 
 export const InvokeRequest = Type.Object({ params: Type.Optional(JsonObject) });

@@ -9,7 +9,8 @@ import { rank } from './search.ts';
  * Errors a third-party package throws without importing Switchboard: a 4xx
  * `statusCode` reaches the caller as `{detail: message, code: SB_ERR_HTTP_<code>}`.
  */
-const httpError = (statusCode: number, code: string, message: string) => Object.assign(new Error(message), { statusCode, code });
+const httpError = (statusCode: number, code: string, message: string) =>
+  Object.assign(new Error(message), { statusCode, code });
 
 const sessionKey = (actor: string, session: string) => `${actor}\u0000${session}`;
 const now = () => new Date().toISOString();
@@ -28,8 +29,23 @@ function line(doc: Doc, actor: string, session: string, branch?: string): Memory
 function provider(name: string, doc: JsonDocument): MemoryProvider {
   const d = doc.data;
   const ns = (n: string) => (d.records[n] ??= {});
-  const appendEvent = (x: Doc, actor: string, session: string, messages: MemoryEvent['messages'], metadata: Record<string, unknown>, branch?: string) => {
-    const e: MemoryEvent = { event_id: randomUUID(), actor_id: actor, session_id: session, messages, metadata, timestamp: now(), ...(branch !== undefined ? { branch } : {}) };
+  const appendEvent = (
+    x: Doc,
+    actor: string,
+    session: string,
+    messages: MemoryEvent['messages'],
+    metadata: Record<string, unknown>,
+    branch?: string,
+  ) => {
+    const e: MemoryEvent = {
+      event_id: randomUUID(),
+      actor_id: actor,
+      session_id: session,
+      messages,
+      metadata,
+      timestamp: now(),
+      ...(branch !== undefined ? { branch } : {}),
+    };
     (x.events[sessionKey(actor, session)] ??= []).push(e);
     return e;
   };
@@ -45,7 +61,14 @@ function provider(name: string, doc: JsonDocument): MemoryProvider {
       doc.change(() => {
         const prev = ns(n)[req.key];
         const t = now();
-        const r: MemoryRecord = { namespace: n, key: req.key, content: req.content, metadata: req.metadata ?? {}, created_at: prev?.created_at ?? t, updated_at: t };
+        const r: MemoryRecord = {
+          namespace: n,
+          key: req.key,
+          content: req.content,
+          metadata: req.metadata ?? {},
+          created_at: prev?.created_at ?? t,
+          updated_at: t,
+        };
         ns(n)[req.key] = r;
         return r;
       }),
@@ -61,7 +84,10 @@ function provider(name: string, doc: JsonDocument): MemoryProvider {
         delete d.records[n][key];
         return true;
       }),
-    namespaces: async () => Object.keys(d.records).filter((n) => Object.keys(d.records[n]).length > 0).sort(),
+    namespaces: async () =>
+      Object.keys(d.records)
+        .filter((n) => Object.keys(d.records[n]).length > 0)
+        .sort(),
 
     createEvent: (actor, session, req) =>
       doc.change((x) => {
@@ -81,7 +107,10 @@ function provider(name: string, doc: JsonDocument): MemoryProvider {
         list.splice(i, 1);
         return true;
       }),
-    turns: async (actor, session, k, opts) => line(d, actor, session, opts?.branch).slice(-k).map((e) => ({ messages: e.messages })),
+    turns: async (actor, session, k, opts) =>
+      line(d, actor, session, opts?.branch)
+        .slice(-k)
+        .map((e) => ({ messages: e.messages })),
     actors: async () => [...new Set(Object.values(d.events).flatMap((list) => list.map((e) => e.actor_id)))].sort(),
     sessions: async (actor) =>
       Object.values(d.events)
@@ -108,10 +137,22 @@ function provider(name: string, doc: JsonDocument): MemoryProvider {
       doc.change((x) => {
         const k = sessionKey(actor, session);
         const root = (x.events[k] ?? []).find((e) => e.event_id === req.root_event_id && e.branch === undefined);
-        if (!root) throw httpError(404, 'EVENT_NOT_FOUND', `No event ${req.root_event_id} on the main line of session ${session} to fork from`);
+        if (!root)
+          throw httpError(
+            404,
+            'EVENT_NOT_FOUND',
+            `No event ${req.root_event_id} on the main line of session ${session} to fork from`,
+          );
         const branches = (x.branches[k] ??= []);
-        if (branches.some((b) => b.name === req.name)) throw httpError(409, 'BRANCH_EXISTS', `Branch '${req.name}' already exists in this session`);
-        const b: Branch = { name: req.name, root_event_id: root.event_id, actor_id: actor, session_id: session, created_at: now() };
+        if (branches.some((b) => b.name === req.name))
+          throw httpError(409, 'BRANCH_EXISTS', `Branch '${req.name}' already exists in this session`);
+        const b: Branch = {
+          name: req.name,
+          root_event_id: root.event_id,
+          actor_id: actor,
+          session_id: session,
+          created_at: now(),
+        };
         branches.push(b);
         if (req.messages?.length) appendEvent(x, actor, session, req.messages, {}, req.name);
         return b;
@@ -135,7 +176,8 @@ export const jsonFileMemory: ProviderFactory<MemoryProvider> = {
   description: 'Example third-party provider: memory in one JSON file under DATA_DIR',
   create(name, options, ctx) {
     const file = options.file ?? `memory-${name}.json`;
-    if (typeof file !== 'string' || !file) throw new Error(`memory provider '${name}' (json_file): option 'file' must be a path`);
+    if (typeof file !== 'string' || !file)
+      throw new Error(`memory provider '${name}' (json_file): option 'file' must be a path`);
     return provider(name, new JsonDocument(isAbsolute(file) ? file : join(ctx.dataDir, file)));
   },
 };

@@ -10,7 +10,12 @@ const matches = (r: MemoryRecord, filters?: Record<string, unknown>) =>
  * providers should use a search library (the built-in `keyv` provider uses
  * MiniSearch's BM25).
  */
-export function rank(records: MemoryRecord[], query: string, topK: number, filters?: Record<string, unknown>): SearchHit[] {
+export function rank(
+  records: MemoryRecord[],
+  query: string,
+  topK: number,
+  filters?: Record<string, unknown>,
+): SearchHit[] {
   const terms = [...new Set(words(query))];
   if (terms.length === 0) return [];
   const docs = records.filter((r) => matches(r, filters)).map((r) => ({ r, w: words(`${r.key} ${r.content}`) }));

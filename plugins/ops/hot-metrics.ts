@@ -50,7 +50,13 @@ export class HotCounter extends HotMetric<CounterChild> {
   }
 
   async get() {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.children.map((c) => ({ labels: c.labels, value: c.value })) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.children.map((c) => ({ labels: c.labels, value: c.value })),
+    };
   }
 
   reset(): void {

@@ -3,14 +3,19 @@ import { Type } from '@sinclair/typebox';
 import type { Health } from '../../core/provider.ts';
 import { withinDeadline } from '../../core/store-deadline.ts';
 
-const Checks = Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('reachable'), Type.Literal('down')]));
+const Checks = Type.Record(
+  Type.String(),
+  Type.Union([Type.Literal('ok'), Type.Literal('reachable'), Type.Literal('down')]),
+);
 const Ready = Type.Object({
   status: Type.String(),
   checks: Checks,
   reseeded: Type.Optional(
     Type.Object(
       { at: Type.String({ format: 'date-time' }), seeds: Type.Array(Type.String()) },
-      { description: 'The last time this process found the store emptied (its seed sentinel gone) and seeded it again' },
+      {
+        description: 'The last time this process found the store emptied (its seed sentinel gone) and seeded it again',
+      },
     ),
   ),
 });
@@ -40,12 +45,16 @@ const ops: FastifyPluginAsync = async (app) => {
       // A store that answers may still have come back empty: the seed check notices and repairs it.
       const store = reachable === 'down' || (await seedCheck()) === 'down' ? 'down' : reachable;
       const checks = Object.fromEntries(
-        Object.entries({ ...providers, [`store/${app.sb.store.backend}`]: store }).sort(([a], [b]) => a.localeCompare(b)),
+        Object.entries({ ...providers, [`store/${app.sb.store.backend}`]: store }).sort(([a], [b]) =>
+          a.localeCompare(b),
+        ),
       );
       const values = Object.values(checks);
       const status = values.includes('down') ? 'error' : values.includes('reachable') ? 'degraded' : 'ok';
       const reseeded = app.sb.seeds.lastReseed;
-      return reply.status(status === 'error' ? 503 : 200).send(reseeded ? { status, checks, reseeded } : { status, checks });
+      return reply
+        .status(status === 'error' ? 503 : 200)
+        .send(reseeded ? { status, checks, reseeded } : { status, checks });
     },
   );
 

@@ -35,7 +35,9 @@ function lowerCaseHeaderSchema(schema: unknown): unknown {
   const s = schema as Record<string, unknown>;
   const out: Record<string, unknown> = { ...s };
   if (s.properties && typeof s.properties === 'object') {
-    out.properties = Object.fromEntries(Object.entries(s.properties as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
+    out.properties = Object.fromEntries(
+      Object.entries(s.properties as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
   }
   if (Array.isArray(s.required)) out.required = s.required.map((r) => (typeof r === 'string' ? r.toLowerCase() : r));
   return out;
@@ -87,7 +89,9 @@ function withFiniteNumbers(route: RouteSchema, real: Validator): Validator {
     for (const [key, value] of Object.entries(data)) {
       const values: unknown[] = Array.isArray(value) ? value : [value];
       if (values.some((x) => typeof x === 'number' && !Number.isFinite(x))) {
-        real.errors = [{ instancePath: `/${key}`, keyword: 'type', message: 'must be a finite number', params: {} }] as never;
+        real.errors = [
+          { instancePath: `/${key}`, keyword: 'type', message: 'must be a finite number', params: {} },
+        ] as never;
         return false;
       }
     }
@@ -108,8 +112,10 @@ export interface LazyCompilers {
 export function lazyCompilers(): LazyCompilers {
   let ajvFactory: ValidatorBuilder | undefined;
   let fjsFactory: SerializerBuilder | undefined;
-  const realValidatorBuilder = (): ValidatorBuilder => (ajvFactory ??= (require('@fastify/ajv-compiler') as () => ValidatorBuilder)());
-  const realSerializerBuilder = (): SerializerBuilder => (fjsFactory ??= (require('@fastify/fast-json-stringify-compiler') as () => SerializerBuilder)());
+  const realValidatorBuilder = (): ValidatorBuilder =>
+    (ajvFactory ??= (require('@fastify/ajv-compiler') as () => ValidatorBuilder)());
+  const realSerializerBuilder = (): SerializerBuilder =>
+    (fjsFactory ??= (require('@fastify/fast-json-stringify-compiler') as () => SerializerBuilder)());
   const pending = new Set<() => unknown>();
 
   /** A stand-in that compiles on first use, then calls straight through. */
@@ -157,7 +163,8 @@ export function lazyCompilers(): LazyCompilers {
       }) as never,
       buildSerializer: ((externalSchemas: unknown, options: unknown) => {
         let compiler: ((route: RouteSchema) => Serializer) | undefined;
-        return (route: RouteSchema) => lazySerializer(() => (compiler ??= realSerializerBuilder()(externalSchemas, options))(route));
+        return (route: RouteSchema) =>
+          lazySerializer(() => (compiler ??= realSerializerBuilder()(externalSchemas, options))(route));
       }) as never,
     },
     compileAll() {

@@ -22,7 +22,15 @@ export const REDACT = [
 ];
 
 /** Headers that carry credentials by name; `X-Cred-*` (spec 5.5) and `X-Aws-*` carry them by prefix. */
-const SECRET_HEADERS = new Set(['authorization', 'x-authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'x-body']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'x-authorization',
+  'x-api-key',
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+  'x-body',
+]);
 const SECRET_PREFIXES = ['x-cred-', 'x-aws-'];
 /** Query parameters that carry credentials in URLs some clients build. */
 const SECRET_QUERY = /([?&](?:api_key|apikey|token|access_token|key|password|secret|code)=)[^&]*/gi;
@@ -65,24 +73,42 @@ export function serializeRequest(request: FastifyRequest) {
  * `LOG_FORMAT`: `json` (pino's lines, for machines) or `pretty` (pino-pretty, for a person at a terminal);
  * pretty by default when stdout is a TTY, JSON otherwise.
  */
-export function logFormat(env: NodeJS.ProcessEnv = process.env, tty = Boolean(process.stdout.isTTY)): 'json' | 'pretty' {
+export function logFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  tty = Boolean(process.stdout.isTTY),
+): 'json' | 'pretty' {
   const f = env.LOG_FORMAT?.trim().toLowerCase();
   if (!f) return tty ? 'pretty' : 'json';
   if (f === 'json' || f === 'pretty') return f;
-  throw new StartupError('SB_ERR_CONFIG_INVALID', `Invalid environment variable LOG_FORMAT: '${env.LOG_FORMAT}' is not one of json, pretty`);
+  throw new StartupError(
+    'SB_ERR_CONFIG_INVALID',
+    `Invalid environment variable LOG_FORMAT: '${env.LOG_FORMAT}' is not one of json, pretty`,
+  );
 }
 
 export function createRootLogger(level: string, stream?: DestinationStream): Logger {
   const opts = {
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
-    serializers: { req: serializeRequest, res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }), err: stdSerializers.err },
+    serializers: {
+      req: serializeRequest,
+      res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+      err: stdSerializers.err,
+    },
   };
   if (stream) return pino(opts, stream);
   if (logFormat() === 'pretty') {
     // Loaded only when wanted; a synchronous stream in this thread, so the last lines before an exit are written.
     const pretty = createRequire(import.meta.url)('pino-pretty') as (o: Record<string, unknown>) => DestinationStream;
-    return pino(opts, pretty({ colorize: Boolean(process.stdout.isTTY), ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss', sync: true }));
+    return pino(
+      opts,
+      pretty({
+        colorize: Boolean(process.stdout.isTTY),
+        ignore: 'pid,hostname',
+        translateTime: 'SYS:HH:MM:ss',
+        sync: true,
+      }),
+    );
   }
   return pino(opts);
 }

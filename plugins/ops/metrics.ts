@@ -17,9 +17,22 @@ export default fp(
   async (app) => {
     const registry = new Registry();
     // The four families updated on every request / provider call are the cheap ones (hot-metrics.ts).
-    const requests = new HotCounter('switchboard_http_requests_total', 'HTTP requests by method, route pattern and status', registry);
-    const duration = new HotHistogram('switchboard_http_request_duration_seconds', 'HTTP request latency by method, route pattern and status', LATENCY_BUCKETS, registry);
-    const calls = new HotCounter('switchboard_provider_calls_total', 'Provider method calls by primitive, provider instance, method and outcome', registry);
+    const requests = new HotCounter(
+      'switchboard_http_requests_total',
+      'HTTP requests by method, route pattern and status',
+      registry,
+    );
+    const duration = new HotHistogram(
+      'switchboard_http_request_duration_seconds',
+      'HTTP request latency by method, route pattern and status',
+      LATENCY_BUCKETS,
+      registry,
+    );
+    const calls = new HotCounter(
+      'switchboard_provider_calls_total',
+      'Provider method calls by primitive, provider instance, method and outcome',
+      registry,
+    );
     const callDuration = new HotHistogram(
       'switchboard_provider_call_duration_seconds',
       'Provider method latency by primitive, provider instance and outcome',
@@ -91,7 +104,8 @@ export default fp(
       series.time.observe(ms / 1000);
       // One line per request at info, as Fastify's own logger would write it on 'finish'.
       // Request loggers are pino children or lazy ones (ops/logging.ts): both answer isLevelEnabled.
-      if ((request.log as unknown as Pick<Logger, 'isLevelEnabled'>).isLevelEnabled('info')) request.log.info({ res: reply, responseTime: ms }, 'request completed');
+      if ((request.log as unknown as Pick<Logger, 'isLevelEnabled'>).isLevelEnabled('info'))
+        request.log.info({ res: reply, responseTime: ms }, 'request completed');
     };
     // Each route gets its own onSend hook that knows its pattern, rather than one app-wide hook asking
     // Fastify for the route on every request (request.routeOptions builds an object each time).

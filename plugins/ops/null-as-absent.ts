@@ -35,7 +35,9 @@ export function acceptsNull(s: unknown): boolean {
 
 /** The one branch of `Union([X, Null])`-style schemas that is not null, when there is exactly one. */
 function soleNonNullBranch(s: Schema): unknown {
-  const branches = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as unknown[] | undefined;
+  const branches = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as
+    | unknown[]
+    | undefined;
   if (!branches) return undefined;
   const rest = branches.filter((b) => !(isSchema(b) && b.type === 'null'));
   return rest.length === 1 ? rest[0] : undefined;
@@ -79,7 +81,11 @@ function buildObjectStrip(s: Schema, seen: Set<unknown>): Strip | undefined {
     : [];
   // additionalProperties: false refuses the key anyway, so a null there is dropped like any "not given".
   const extra: PropertyRule | undefined =
-    s.additionalProperties === false ? { dropNull: true } : isSchema(s.additionalProperties) ? ruleFor(s.additionalProperties, seen) : undefined;
+    s.additionalProperties === false
+      ? { dropNull: true }
+      : isSchema(s.additionalProperties)
+        ? ruleFor(s.additionalProperties, seen)
+        : undefined;
   const hasDeclared = Object.keys(declared).length > 0 || patterns.length > 0;
   if (named.size === 0 && !patterns.some(([, r]) => r) && !extra) return undefined;
 

@@ -15,9 +15,19 @@ function landingHtml(surfaces: readonly string[]): string {
   const item = (href: string, label: string, what: string) => `<li><a href="${href}">${label}</a>: ${what}</li>`;
   const items = [
     registry ? item('/api/', 'Registry', 'the MCP servers registered here, their state and health') : '',
-    registry ? item('/login', 'Sign in', 'as the local admin (password in DATA_DIR/admin_password) or through the identity provider') : '',
+    registry
+      ? item(
+          '/login',
+          'Sign in',
+          'as the local admin (password in DATA_DIR/admin_password) or through the identity provider',
+        )
+      : '',
     registry ? item('/api/tokens', 'Tokens', 'mint an access token for scripts and MCP clients') : '',
-    item('/docs', 'API docs', `every route of ${[registry && 'the registry', platform && 'the platform gateway (/api/v1)'].filter(Boolean).join(' and ')}, with try-it-out`),
+    item(
+      '/docs',
+      'API docs',
+      `every route of ${[registry && 'the registry', platform && 'the platform gateway (/api/v1)'].filter(Boolean).join(' and ')}, with try-it-out`,
+    ),
     item('/openapi.json', 'OpenAPI', 'the OpenAPI 3.1 document the docs are made from'),
     item('/readyz', 'Readiness', 'each provider and the store, checked now'),
   ].join('');
@@ -32,7 +42,15 @@ function landingHtml(surfaces: readonly string[]): string {
 
 export default async function landingPage(app: FastifyInstance): Promise<void> {
   const html = landingHtml(app.sb.settings.surfaces);
-  app.get('/', { schema: { tags: ['ops'], summary: 'Landing page (HTML) linking the registry page, the API docs, readiness and the login', response: { 200: Html } } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(html),
+  app.get(
+    '/',
+    {
+      schema: {
+        tags: ['ops'],
+        summary: 'Landing page (HTML) linking the registry page, the API docs, readiness and the login',
+        response: { 200: Html },
+      },
+    },
+    async (_request, reply) => reply.type('text/html; charset=utf-8').send(html),
   );
 }

@@ -36,10 +36,15 @@ export default fp(
       } catch (err) {
         return done(err as Error);
       }
-      if (out && typeof (out as Promise<unknown>).then === 'function') (out as Promise<Principal | undefined>).then((p) => admit(request, p, done), done);
+      if (out && typeof (out as Promise<unknown>).then === 'function')
+        (out as Promise<Principal | undefined>).then((p) => admit(request, p, done), done);
       else admit(request, out as Principal | undefined, done);
     });
-    app.get('/auth/whoami', { schema: { tags: ['auth'], summary: 'The authenticated caller', response: { 200: Principal } } }, async (request) => request.principal!);
+    app.get(
+      '/auth/whoami',
+      { schema: { tags: ['auth'], summary: 'The authenticated caller', response: { 200: Principal } } },
+      async (request) => request.principal!,
+    );
   },
   { name: 'switchboard-platform-auth' },
 );
@@ -49,7 +54,13 @@ export const authConfigRoute = fp(
   async (app) => {
     app.get(
       '/auth/config',
-      { schema: { tags: ['auth'], summary: 'Auth configuration for UIs (no secrets)', response: { 200: Type.Record(Type.String(), Type.Unknown()) } } },
+      {
+        schema: {
+          tags: ['auth'],
+          summary: 'Auth configuration for UIs (no secrets)',
+          response: { 200: Type.Record(Type.String(), Type.Unknown()) },
+        },
+      },
       async () => {
         const b = app.sb.providers.get<AuthBackend>('auth');
         return { backend: b?.type ?? 'none', ...(b?.publicConfig() ?? {}) };

@@ -17,7 +17,12 @@ export function callerCredentials(headers: Record<string, string | string[] | un
     }
     const c = /^x-cloud-(access-key-id|secret-access-key|session-token|region)$/.exec(name);
     if (c) {
-      const key = { 'access-key-id': 'accessKeyId', 'secret-access-key': 'secretAccessKey', 'session-token': 'sessionToken', region: 'region' }[c[1]] as keyof typeof cloud;
+      const key = {
+        'access-key-id': 'accessKeyId',
+        'secret-access-key': 'secretAccessKey',
+        'session-token': 'sessionToken',
+        region: 'region',
+      }[c[1]] as keyof typeof cloud;
       cloud[key] = value;
     }
   }

@@ -23,7 +23,9 @@ declare module 'fastify' {
  * provider, and anything but a permit is a 403.
  */
 /** The enforcing decision function of a policy provider, or null when it does not enforce. */
-export async function enforcementGate(provider: PolicyProvider | undefined): Promise<{ engineId: string; gate: ToolGate } | null> {
+export async function enforcementGate(
+  provider: PolicyProvider | undefined,
+): Promise<{ engineId: string; gate: ToolGate } | null> {
   if (!provider?.capabilities.enforcement || !provider.authorize) return null;
   const status = await provider.enforcement();
   if (!status.enabled || !status.engine_id) return null;
@@ -49,12 +51,18 @@ export default fp(
     if (!on || !provider?.authorize) return;
     const authorize = provider.authorize.bind(provider);
     const engineId = on.engineId;
-    app.log.info({ policy: provider.name, engine_id: engineId }, 'policy enforcement is on: /api/v1 requests need a Cedar permit');
+    app.log.info(
+      { policy: provider.name, engine_id: engineId },
+      'policy enforcement is on: /api/v1 requests need a Cedar permit',
+    );
     app.addHook('preHandler', async (request) => {
       const { actionName, ...q } = questionOf(request, engineId);
       const d = await authorize(q);
       if (d.decision !== 'allow') {
-        request.log.info({ action: actionName, resource: q.resource, principal: q.principal, reasons: d.reasons }, 'request denied by policy');
+        request.log.info(
+          { action: actionName, resource: q.resource, principal: q.principal, reasons: d.reasons },
+          'request denied by policy',
+        );
         throw forbidden('SB_ERR_POLICY_DENIED', `Forbidden by policy: ${actionName} on ${q.resource}`);
       }
     });

@@ -24,7 +24,10 @@ const platform: FastifyPluginAsync = async (app) => {
   await app.register(workloadJwks);
   const signer = new LiveViewSigner();
   // The live viewer is opened from a signed link in any browser, so it sits outside the /api/v1 auth scope.
-  await app.register(liveViewRoutes(signer, (name) => app.sb.providers.get<BrowserProvider>('browser', name)), { prefix: '/api/v1/browser/live' });
+  await app.register(
+    liveViewRoutes(signer, (name) => app.sb.providers.get<BrowserProvider>('browser', name)),
+    { prefix: '/api/v1/browser/live' },
+  );
   await app.register(
     async (v1) => {
       await v1.register(auth);

@@ -34,7 +34,10 @@ export function assertUse(rec: Owned, who: Principal, code: string, what: string
 
 export function assertChange(rec: Owned, who: Principal, code: string, what: string): void {
   if (!mayChange(rec, who)) {
-    throw forbidden(code, `Only the owner of ${lowerFirst(what)}${rec.owner_id === undefined ? ' (it has no recorded owner)' : ''} or an admin may change or delete it; '${who.id}' is neither`);
+    throw forbidden(
+      code,
+      `Only the owner of ${lowerFirst(what)}${rec.owner_id === undefined ? ' (it has no recorded owner)' : ''} or an admin may change or delete it; '${who.id}' is neither`,
+    );
   }
 }
 
@@ -89,7 +92,13 @@ export class OwnerLedger {
    * cannot be written, the record is undone through `undo` (a record nobody
    * owns would be the admins') and the store's 503 goes to the caller.
    */
-  async record(kind: OwnedKind, provider: string, id: string, who: Principal, undo: () => Promise<unknown>): Promise<void> {
+  async record(
+    kind: OwnedKind,
+    provider: string,
+    id: string,
+    who: Principal,
+    undo: () => Promise<unknown>,
+  ): Promise<void> {
     try {
       await this.col.set(this.key(kind, provider, id), { owner_id: who.id, created_at: new Date().toISOString() });
     } catch (err) {
@@ -127,11 +136,20 @@ export class OwnerLedger {
     const k = OWNED_KINDS[kind];
     const owner = await this.ownerOf(kind, provider, id);
     if (owner !== undefined && owner === who.id) return;
-    throw forbidden(k.code, `Only the owner of ${lowerFirst(k.label)} '${id}'${owner === undefined ? ' (it has no recorded owner)' : ''} or an admin may use it; '${who.id}' is neither`);
+    throw forbidden(
+      k.code,
+      `Only the owner of ${lowerFirst(k.label)} '${id}'${owner === undefined ? ' (it has no recorded owner)' : ''} or an admin may use it; '${who.id}' is neither`,
+    );
   }
 
   /** The records of a list the caller may read: all of them for catalog kinds and admins. */
-  async visible<T>(kind: OwnedKind, provider: string, items: T[], idOf: (item: T) => string, who: Principal): Promise<T[]> {
+  async visible<T>(
+    kind: OwnedKind,
+    provider: string,
+    items: T[],
+    idOf: (item: T) => string,
+    who: Principal,
+  ): Promise<T[]> {
     if (!OWNED_KINDS[kind].private || who.is_admin || items.length === 0) return items;
     const owners = await this.col.getMany(items.map((i) => this.key(kind, provider, idOf(i))));
     return items.filter((_, i) => owners[i]?.owner_id === who.id);

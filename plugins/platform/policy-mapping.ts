@@ -28,7 +28,13 @@ const PARAM_TYPES: Array<[param: string, type: string]> = [
   ['name', ''],
   ['id', ''],
 ];
-const NAME_TYPES: Record<string, string> = { agents: 'Agent', tools: 'Tool', teams: 'Team', credentials: 'Credential', identity: 'Identity' };
+const NAME_TYPES: Record<string, string> = {
+  agents: 'Agent',
+  tools: 'Tool',
+  teams: 'Team',
+  credentials: 'Credential',
+  identity: 'Identity',
+};
 
 export interface RouteAction {
   primitive: string;
@@ -43,7 +49,8 @@ export function actionOf(method: string, url: string): RouteAction {
   const named = NAMED[`${method} ${path}`];
   if (named) return { primitive, action: named };
   const last = segments.at(-1) ?? '';
-  const afterParam = segments.length > 2 && !last.startsWith(':') && segments.slice(1, -1).some((s) => s.startsWith(':'));
+  const afterParam =
+    segments.length > 2 && !last.startsWith(':') && segments.slice(1, -1).some((s) => s.startsWith(':'));
   let op: string;
   if (afterParam || (method === 'POST' && segments.length === 2 && !last.startsWith(':'))) op = last;
   else if (method === 'GET') op = last.startsWith(':') ? 'get' : segments.length > 1 ? last : 'list';
@@ -84,7 +91,8 @@ export function questionOf(request: FastifyRequest, engineId: string): Authoriza
   };
   if (typeof agent === 'string') context.agent = { __entity: { type: 'Agent', id: agent } };
   const body = request.body as { params?: unknown } | undefined;
-  if (action === 'tools:invoke' && body && typeof body === 'object' && body.params !== undefined) context.arguments = body.params;
+  if (action === 'tools:invoke' && body && typeof body === 'object' && body.params !== undefined)
+    context.arguments = body.params;
   return {
     engine_id: engineId,
     principal: `${p.type === 'service' ? 'Service' : 'User'}::${quote(p.id)}`,

@@ -46,7 +46,8 @@ export function requiredScope(method: string, routeUrl: string): string | undefi
   const end = routeUrl.indexOf('/', 8);
   const area = AREA_BY_SEGMENT.get(routeUrl.slice(8, end === -1 ? undefined : end));
   if (!area) return undefined;
-  const level: ScopeLevel = SAFE_METHODS.has(method) || (method === 'POST' && READ_ONLY_POSTS.has(routeUrl)) ? 'read' : 'write';
+  const level: ScopeLevel =
+    SAFE_METHODS.has(method) || (method === 'POST' && READ_ONLY_POSTS.has(routeUrl)) ? 'read' : 'write';
   return `${area}:${level}`;
 }
 

@@ -44,10 +44,18 @@ export function inProcessRegistryLink(app: FastifyInstance): RegistryLink {
       new Headers(init.headers).forEach((v, k) => {
         headers[k] = v;
       });
-      const payload = typeof init.body === 'string' ? init.body : init.body == null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
+      const payload =
+        typeof init.body === 'string'
+          ? init.body
+          : init.body == null
+            ? undefined
+            : Buffer.from(await new Response(init.body).arrayBuffer());
       const res = await app.inject({ method: method as 'GET', url: u.pathname + u.search, headers, payload });
       const noBody = res.statusCode === 204 || res.statusCode === 304 || method === 'HEAD';
-      return new Response(noBody ? null : new Uint8Array(res.rawPayload), { status: res.statusCode, headers: toHeaders(res.headers) });
+      return new Response(noBody ? null : new Uint8Array(res.rawPayload), {
+        status: res.statusCode,
+        headers: toHeaders(res.headers),
+      });
     },
     async callerToken(h: RequestHeaders) {
       for (const name of ['x-authorization', 'authorization']) {
@@ -62,7 +70,13 @@ export function inProcessRegistryLink(app: FastifyInstance): RegistryLink {
       const key = `${subject}\n${[...scopes].sort().join(' ')}`;
       const hit = minted.get(key);
       if (hit && hit.renewAt > Date.now()) return hit.token;
-      const token = await mintSelfToken(auth.authenticator.secretKey, { username: subject, groups: [], scopes, expiresInSeconds: TOKEN_TTL_SECONDS, description: 'platform tools caller' });
+      const token = await mintSelfToken(auth.authenticator.secretKey, {
+        username: subject,
+        groups: [],
+        scopes,
+        expiresInSeconds: TOKEN_TTL_SECONDS,
+        description: 'platform tools caller',
+      });
       if (minted.size >= TOKEN_CACHE_LIMIT) minted.delete(minted.keys().next().value as string);
       minted.set(key, { token, renewAt: Date.now() + (TOKEN_TTL_SECONDS - 60) * 1000 });
       return token;

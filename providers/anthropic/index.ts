@@ -35,7 +35,11 @@ export const anthropicLlm: ProviderFactory<LlmProvider> = {
       capabilities: { streaming: true, tools: true, models: true, embeddings: false },
       async complete(req, opts) {
         try {
-          return fromAnthropicResponse((await (await sdk()).messages.create(toAnthropicBody(req, model, maxTokens) as never, { signal: opts?.signal })) as never);
+          return fromAnthropicResponse(
+            (await (
+              await sdk()
+            ).messages.create(toAnthropicBody(req, model, maxTokens) as never, { signal: opts?.signal })) as never,
+          );
         } catch (err) {
           throw fail(err);
         }
@@ -43,7 +47,11 @@ export const anthropicLlm: ProviderFactory<LlmProvider> = {
       async *stream(req: CompletionRequest, opts?: { signal?: AbortSignal }): AsyncIterable<LlmStreamEvent> {
         let events: AsyncIterable<Record<string, unknown>>;
         try {
-          events = (await (await sdk()).messages.create({ ...toAnthropicBody(req, model, maxTokens), stream: true } as never, { signal: opts?.signal })) as never;
+          events = (await (
+            await sdk()
+          ).messages.create({ ...toAnthropicBody(req, model, maxTokens), stream: true } as never, {
+            signal: opts?.signal,
+          })) as never;
         } catch (err) {
           throw fail(err);
         }
@@ -64,7 +72,11 @@ export const anthropicLlm: ProviderFactory<LlmProvider> = {
               case 'content_block_start': {
                 const b = ev.content_block as { type: string; id?: string; name?: string; text?: string };
                 if (b.type === 'tool_use') {
-                  blocks.set(ev.index as number, { id: b.id ?? `toolu_${String(ev.index)}`, name: b.name ?? '', args: '' });
+                  blocks.set(ev.index as number, {
+                    id: b.id ?? `toolu_${String(ev.index)}`,
+                    name: b.name ?? '',
+                    args: '',
+                  });
                   yield { type: 'tool_use_start', id: b.id ?? `toolu_${String(ev.index)}`, name: b.name ?? '' };
                 } else if (b.type === 'text' && b.text) yield { type: 'content_delta', delta: b.text };
                 break;

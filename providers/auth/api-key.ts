@@ -22,8 +22,15 @@ export const apiKeyAuth: ProviderFactory<AuthBackend> = {
     const byDigest = new Map<string, Principal>();
     for (const [i, k] of opts.keys.entries()) {
       const d = digest(k.key);
-      if (byDigest.has(d)) throw new Error(`auth provider '${name}' (api_key) option 'keys.${i}.key': the same key is listed twice`);
-      byDigest.set(d, { id: k.principal_id, type: k.type, is_admin: k.admin, groups: [...k.groups], scopes: [...k.scopes] });
+      if (byDigest.has(d))
+        throw new Error(`auth provider '${name}' (api_key) option 'keys.${i}.key': the same key is listed twice`);
+      byDigest.set(d, {
+        id: k.principal_id,
+        type: k.type,
+        is_admin: k.admin,
+        groups: [...k.groups],
+        scopes: [...k.scopes],
+      });
     }
     return {
       name,
@@ -36,7 +43,11 @@ export const apiKeyAuth: ProviderFactory<AuthBackend> = {
         // A copy, so a route that edits request.principal cannot change the configured key.
         return p && { ...p, groups: [...p.groups], scopes: [...p.scopes] };
       },
-      publicConfig: () => ({ enabled: true, type: 'api_key', headers: ['Authorization: Bearer <key>', 'X-Api-Key: <key>'] }),
+      publicConfig: () => ({
+        enabled: true,
+        type: 'api_key',
+        headers: ['Authorization: Bearer <key>', 'X-Api-Key: <key>'],
+      }),
       healthcheck: async () => 'ok',
       close: async () => {},
     };

@@ -22,13 +22,19 @@ function list(v: unknown): string[] {
 
 /** The principal a verified token stands for, or undefined when it names nobody. */
 export function principalFromClaims(payload: JWTPayload, opts: JwtOptions): Principal | undefined {
-  const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
+  const clientId =
+    typeof payload.client_id === 'string'
+      ? payload.client_id
+      : typeof payload.azp === 'string'
+        ? payload.azp
+        : undefined;
   const rawId = claim(payload, opts.principal_claim);
   const id = typeof rawId === 'string' && rawId ? rawId : clientId;
   if (!id) return undefined;
   const groups = list(claim(payload, opts.groups_claim));
   const scopes = list(claim(payload, opts.scopes_claim));
-  const is_admin = groups.some((g) => opts.admin_groups.includes(g)) || scopes.some((s) => opts.admin_scopes.includes(s));
+  const is_admin =
+    groups.some((g) => opts.admin_groups.includes(g)) || scopes.some((s) => opts.admin_scopes.includes(s));
   // A client-credentials token is the client acting for itself: no user behind it.
   const type = clientId !== undefined && (rawId === undefined || rawId === clientId) ? 'service' : 'user';
   return { id, type, is_admin, groups, scopes };

@@ -29,7 +29,11 @@ export const jwtAuth: ProviderFactory<AuthBackend> = {
     const opts = parseOptions(JwtOptions, options, `auth provider '${name}' (jwt)`);
     const issuerBase = opts.issuer.replace(/\/+$/, '');
     const down = (why: unknown) =>
-      unavailable('SB_ERR_AUTH_IDP_UNAVAILABLE', `The identity provider ${opts.issuer} of auth backend '${name}' is unavailable: ${why instanceof Error ? why.message : String(why)}`, why);
+      unavailable(
+        'SB_ERR_AUTH_IDP_UNAVAILABLE',
+        `The identity provider ${opts.issuer} of auth backend '${name}' is unavailable: ${why instanceof Error ? why.message : String(why)}`,
+        why,
+      );
 
     // Discovery runs once, on first use, and again after a failure: the IdP may start after us.
     let keys: Promise<{ jwksUri: string; getKey: JWTVerifyGetKey }> | undefined;
@@ -38,7 +42,8 @@ export const jwtAuth: ProviderFactory<AuthBackend> = {
         let jwksUri = opts.jwks_uri;
         if (!jwksUri) {
           const doc = await fetchJson(`${issuerBase}/.well-known/openid-configuration`, opts.timeout_ms);
-          if (doc.issuer !== opts.issuer) throw new Error(`discovery document names issuer '${String(doc.issuer)}', expected '${opts.issuer}'`);
+          if (doc.issuer !== opts.issuer)
+            throw new Error(`discovery document names issuer '${String(doc.issuer)}', expected '${opts.issuer}'`);
           if (typeof doc.jwks_uri !== 'string') throw new Error('discovery document has no jwks_uri');
           jwksUri = doc.jwks_uri;
         }

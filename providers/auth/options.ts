@@ -2,7 +2,11 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 /** Validate provider options; the message names the first failing option so the startup error is actionable. */
-export function parseOptions<T extends TSchema>(schema: T, options: Record<string, unknown>, provider: string): Static<T> {
+export function parseOptions<T extends TSchema>(
+  schema: T,
+  options: Record<string, unknown>,
+  provider: string,
+): Static<T> {
   const value = Value.Default(schema, structuredClone(options));
   const first = Value.Errors(schema, value).First();
   if (first) {
@@ -14,7 +18,10 @@ export function parseOptions<T extends TSchema>(schema: T, options: Record<strin
 
 export const ApiKeyEntry = Type.Object(
   {
-    key: Type.String({ minLength: 8, description: 'The secret; use ${ENV} expansion in the config file rather than a literal' }),
+    key: Type.String({
+      minLength: 8,
+      description: 'The secret; use ${ENV} expansion in the config file rather than a literal',
+    }),
     principal_id: Type.String({ minLength: 1 }),
     groups: Type.Array(Type.String(), { default: [] }),
     scopes: Type.Array(Type.String(), { default: [] }),
@@ -24,11 +31,17 @@ export const ApiKeyEntry = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApiKeyOptions = Type.Object({ keys: Type.Array(ApiKeyEntry, { minItems: 1 }) }, { additionalProperties: false });
+export const ApiKeyOptions = Type.Object(
+  { keys: Type.Array(ApiKeyEntry, { minItems: 1 }) },
+  { additionalProperties: false },
+);
 
 export const JwtOptions = Type.Object(
   {
-    issuer: Type.String({ minLength: 1, description: 'Expected `iss`; also where /.well-known/openid-configuration is read' }),
+    issuer: Type.String({
+      minLength: 1,
+      description: 'Expected `iss`; also where /.well-known/openid-configuration is read',
+    }),
     audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
     /** Skips discovery when given. */
     jwks_uri: Type.Optional(Type.String({ minLength: 1 })),

@@ -31,21 +31,38 @@ export function cedarRejection(code: string, what: string, text: string, errors:
 /** The policies a body holds, each on its own, so decisions can name the stored policy that made them. */
 export function splitPolicies(cedar: CedarWasm, body: string): string[] {
   const parts = cedar.policySetTextToParts(body);
-  if (parts.type === 'failure') throw cedarRejection('SB_ERR_POLICY_INVALID', 'policy_body is not valid Cedar', body, parts.errors);
-  if (parts.policy_templates.length) throw badRequest('SB_ERR_POLICY_INVALID', 'policy_body holds a template (?principal or ?resource slots); only static policies are supported');
-  if (!parts.policies.length) throw badRequest('SB_ERR_POLICY_INVALID', 'policy_body holds no policy; write at least one permit(...) or forbid(...) statement');
+  if (parts.type === 'failure')
+    throw cedarRejection('SB_ERR_POLICY_INVALID', 'policy_body is not valid Cedar', body, parts.errors);
+  if (parts.policy_templates.length)
+    throw badRequest(
+      'SB_ERR_POLICY_INVALID',
+      'policy_body holds a template (?principal or ?resource slots); only static policies are supported',
+    );
+  if (!parts.policies.length)
+    throw badRequest(
+      'SB_ERR_POLICY_INVALID',
+      'policy_body holds no policy; write at least one permit(...) or forbid(...) statement',
+    );
   return parts.policies;
 }
 
 /** Parse (and with a schema, validate) a policy body; throws the 400 before anything is stored. */
 export function checkPolicyBody(cedar: CedarWasm, body: string, schema: string | undefined): void {
   const parsed = cedar.checkParsePolicySet({ staticPolicies: body });
-  if (parsed.type === 'failure') throw cedarRejection('SB_ERR_POLICY_INVALID', 'policy_body is not valid Cedar', body, parsed.errors);
+  if (parsed.type === 'failure')
+    throw cedarRejection('SB_ERR_POLICY_INVALID', 'policy_body is not valid Cedar', body, parsed.errors);
   splitPolicies(cedar, body);
   if (schema === undefined) return;
   const v = cedar.validate({ schema, policies: { staticPolicies: body }, validationSettings: { mode: 'strict' } });
-  if (v.type === 'failure') throw cedarRejection('SB_ERR_POLICY_SCHEMA', 'the configured Cedar schema could not be used', body, v.errors);
-  if (v.validationErrors.length) throw cedarRejection('SB_ERR_POLICY_SCHEMA_MISMATCH', 'policy_body does not validate against the Cedar schema', body, v.validationErrors.map((e) => e.error));
+  if (v.type === 'failure')
+    throw cedarRejection('SB_ERR_POLICY_SCHEMA', 'the configured Cedar schema could not be used', body, v.errors);
+  if (v.validationErrors.length)
+    throw cedarRejection(
+      'SB_ERR_POLICY_SCHEMA_MISMATCH',
+      'policy_body does not validate against the Cedar schema',
+      body,
+      v.validationErrors.map((e) => e.error),
+    );
 }
 
 /** `Type::"id"` as Cedar's JSON uid; anything else is a `Resource` named by the whole text. */

@@ -1,12 +1,23 @@
 import { badRequest } from '../../core/errors.ts';
-import type { Engine, EnforcementStatus, Policy, PolicyCapabilities, PolicyProvider } from '../../core/primitives/policy.ts';
+import type {
+  Engine,
+  EnforcementStatus,
+  Policy,
+  PolicyCapabilities,
+  PolicyProvider,
+} from '../../core/primitives/policy.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { pageOf } from '../noop/paging.ts';
 import { checkPolicyBody, loadCedar } from './cedar-text.ts';
 import { PolicySets } from './policy-sets.ts';
 import { PolicyRecords } from './records.ts';
 
-const CAPABILITIES: PolicyCapabilities = { engines: true, validates_policies: true, generations: false, enforcement: true };
+const CAPABILITIES: PolicyCapabilities = {
+  engines: true,
+  validates_policies: true,
+  generations: false,
+  enforcement: true,
+};
 
 interface CedarOptions {
   enforce: boolean;
@@ -20,12 +31,20 @@ interface CedarOptions {
 function parseOptions(raw: Record<string, unknown>): CedarOptions {
   const bad = (what: string) => badRequest('SB_ERR_CONFIG_INVALID', `providers.policy cedar option ${what}`);
   if (raw.enforce !== undefined && typeof raw.enforce !== 'boolean') throw bad("'enforce' must be true or false");
-  if (raw.engine !== undefined && (typeof raw.engine !== 'string' || !raw.engine)) throw bad("'engine' must be an engine id or name");
-  if (raw.enforce === true && raw.engine === undefined) throw bad("'engine' is required when 'enforce' is true: name the engine whose policies decide");
+  if (raw.engine !== undefined && (typeof raw.engine !== 'string' || !raw.engine))
+    throw bad("'engine' must be an engine id or name");
+  if (raw.enforce === true && raw.engine === undefined)
+    throw bad("'engine' is required when 'enforce' is true: name the engine whose policies decide");
   const boot = raw.bootstrap_policies ?? [];
-  if (!Array.isArray(boot) || boot.some((b) => typeof b !== 'string')) throw bad("'bootstrap_policies' must be a list of Cedar policy texts");
+  if (!Array.isArray(boot) || boot.some((b) => typeof b !== 'string'))
+    throw bad("'bootstrap_policies' must be a list of Cedar policy texts");
   if (raw.schema !== undefined && typeof raw.schema !== 'string') throw bad("'schema' must be Cedar schema text");
-  return { enforce: raw.enforce === true, engine: raw.engine as string | undefined, bootstrap: boot as string[], schema: raw.schema as string | undefined };
+  return {
+    enforce: raw.enforce === true,
+    engine: raw.engine as string | undefined,
+    bootstrap: boot as string[],
+    schema: raw.schema as string | undefined,
+  };
 }
 
 /**
@@ -42,15 +61,29 @@ export const cedarPolicy: ProviderFactory<PolicyProvider> = {
     const cedar = await loadCedar();
     if (o.schema !== undefined) {
       const s = cedar.checkParseSchema(o.schema);
-      if (s.type === 'failure') throw badRequest('SB_ERR_CONFIG_INVALID', `providers.policy cedar option 'schema' is not a Cedar schema: ${s.errors.map((e) => e.message).join('; ')}`);
+      if (s.type === 'failure')
+        throw badRequest(
+          'SB_ERR_CONFIG_INVALID',
+          `providers.policy cedar option 'schema' is not a Cedar schema: ${s.errors.map((e) => e.message).join('; ')}`,
+        );
     }
     const records = new PolicyRecords(ctx.store, name);
     const sets = new PolicySets(records);
     const changed = async () => sets.changed(await records.bump());
     for (const b of o.bootstrap) checkPolicyBody(cedar, b, o.schema);
 
-    const createEngine = async (req: { name: string; description?: string; config?: Record<string, unknown> }): Promise<Engine> => {
-      const engine: Engine = { engine_id: records.newId(), name: req.name, description: req.description ?? '', config: req.config ?? {}, created_at: new Date().toISOString() };
+    const createEngine = async (req: {
+      name: string;
+      description?: string;
+      config?: Record<string, unknown>;
+    }): Promise<Engine> => {
+      const engine: Engine = {
+        engine_id: records.newId(),
+        name: req.name,
+        description: req.description ?? '',
+        config: req.config ?? {},
+        created_at: new Date().toISOString(),
+      };
       await records.engines.set(engine.engine_id, engine);
       await changed();
       return engine;
@@ -59,7 +92,14 @@ export const cedarPolicy: ProviderFactory<PolicyProvider> = {
       (await records.engines.get(idOrName)) ?? (await records.all(records.engines)).find((e) => e.name === idOrName);
     const writePolicy = async (engineId: string, body: string, description: string): Promise<Policy> => {
       const now = new Date().toISOString();
-      const policy: Policy = { policy_id: records.newId(), engine_id: engineId, policy_body: body, description, created_at: now, updated_at: now };
+      const policy: Policy = {
+        policy_id: records.newId(),
+        engine_id: engineId,
+        policy_body: body,
+        description,
+        created_at: now,
+        updated_at: now,
+      };
       await records.policies(engineId).set(policy.policy_id, policy);
       return policy;
     };
@@ -82,7 +122,10 @@ export const cedarPolicy: ProviderFactory<PolicyProvider> = {
           const e = await findEngine(o.engine!);
           if (e) return e.engine_id;
         }
-        throw badRequest('SB_ERR_POLICY_ENGINE_NOT_FOUND', `The enforcing engine '${o.engine}' was claimed by another replica but never appeared`);
+        throw badRequest(
+          'SB_ERR_POLICY_ENGINE_NOT_FOUND',
+          `The enforcing engine '${o.engine}' was claimed by another replica but never appeared`,
+        );
       })().catch((err) => {
         enforcing = undefined;
         throw err;
@@ -100,7 +143,12 @@ export const cedarPolicy: ProviderFactory<PolicyProvider> = {
       createEngine,
       getEngine: (id) => records.engines.get(id),
       async listEngines(page) {
-        const { items, next_token } = pageOf(await records.all(records.engines), page.max_results, page.next_token, 'SB_ERR_POLICY_BAD_TOKEN');
+        const { items, next_token } = pageOf(
+          await records.all(records.engines),
+          page.max_results,
+          page.next_token,
+          'SB_ERR_POLICY_BAD_TOKEN',
+        );
         return { engines: items, next_token };
       },
       async deleteEngine(id) {
@@ -120,14 +168,24 @@ export const cedarPolicy: ProviderFactory<PolicyProvider> = {
       getPolicy: (engineId, policyId) => records.policies(engineId).get(policyId),
       async listPolicies(engineId, page) {
         if (!(await records.engines.get(engineId))) return undefined;
-        const { items, next_token } = pageOf(await records.all(records.policies(engineId)), page.max_results, page.next_token, 'SB_ERR_POLICY_BAD_TOKEN');
+        const { items, next_token } = pageOf(
+          await records.all(records.policies(engineId)),
+          page.max_results,
+          page.next_token,
+          'SB_ERR_POLICY_BAD_TOKEN',
+        );
         return { policies: items, next_token };
       },
       async updatePolicy(engineId, policyId, patch) {
         if (patch.policy_body !== undefined) checkPolicyBody(cedar, patch.policy_body, o.schema);
         const current = await records.policies(engineId).get(policyId);
         if (!current) return undefined;
-        const next: Policy = { ...current, policy_body: patch.policy_body ?? current.policy_body, description: patch.description ?? current.description, updated_at: new Date().toISOString() };
+        const next: Policy = {
+          ...current,
+          policy_body: patch.policy_body ?? current.policy_body,
+          description: patch.description ?? current.description,
+          updated_at: new Date().toISOString(),
+        };
         await records.policies(engineId).set(policyId, next);
         await changed();
         return next;
@@ -140,7 +198,8 @@ export const cedarPolicy: ProviderFactory<PolicyProvider> = {
       async authorize(req) {
         const engineId = req.engine_id ?? (o.enforce ? await enforcingEngine() : undefined);
         // No engine to ask is a deny, never an allow.
-        if (!engineId) return { decision: 'deny', reasons: ['no engine: pass engine_id or configure enforce with an engine'] };
+        if (!engineId)
+          return { decision: 'deny', reasons: ['no engine: pass engine_id or configure enforce with an engine'] };
         return sets.decide(engineId, req);
       },
       healthcheck: async () => {

@@ -98,7 +98,11 @@ export class PolicySets {
     const prepare = (suffix: string, statics: Record<string, string>) => {
       const psetId = `${this.prefix}/${engineId}/${suffix}`;
       const ok = cedar.preparsePolicySet(psetId, { staticPolicies: statics });
-      if (ok.type === 'failure') throw unavailable('SB_ERR_POLICY_ENGINE_BROKEN', `Stored policies of engine '${engineId}' no longer parse: ${ok.errors.map((e) => e.message).join('; ')}`);
+      if (ok.type === 'failure')
+        throw unavailable(
+          'SB_ERR_POLICY_ENGINE_BROKEN',
+          `Stored policies of engine '${engineId}' no longer parse: ${ok.errors.map((e) => e.message).join('; ')}`,
+        );
       return psetId;
     };
     const built: Built = { version, byAction: new Map(), anyAction: prepare('*', any) };
@@ -114,7 +118,15 @@ export class PolicySets {
       this.memo.clear();
       this.memoVersion = built.version;
     }
-    const memoKey = JSON.stringify([engineId, req.principal, req.principal_parents, req.principal_attrs, req.action, req.resource, req.context]);
+    const memoKey = JSON.stringify([
+      engineId,
+      req.principal,
+      req.principal_parents,
+      req.principal_attrs,
+      req.action,
+      req.resource,
+      req.context,
+    ]);
     const known = this.memo.get(memoKey);
     if (known) return known;
     const principal = entityUid(req.principal);
@@ -136,7 +148,9 @@ export class PolicySets {
     });
     // An engine error is not a permit: deny and say why in the reasons.
     const decision: AuthorizationDecision =
-      answer.type === 'failure' ? { decision: 'deny', reasons: answer.errors.map((e) => `error: ${e.message}`) } : { decision: answer.response.decision, reasons: answer.response.diagnostics.reason };
+      answer.type === 'failure'
+        ? { decision: 'deny', reasons: answer.errors.map((e) => `error: ${e.message}`) }
+        : { decision: answer.response.decision, reasons: answer.response.diagnostics.reason };
     if (this.memo.size >= MEMO_MAX) this.memo.clear();
     this.memo.set(memoKey, decision);
     return decision;

@@ -1,5 +1,11 @@
 import { lookup } from 'node:dns/promises';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
 import { classifyIp, type AddressClass } from '../../core/address-guard.ts';
 
@@ -36,7 +42,10 @@ type Decision = { ok: true; address: string } | { ok: false; reason: string };
  * connection goes to exactly the address that was checked (no second lookup to rebind).
  */
 export async function decide(hostRaw: string, policy: EgressPolicy): Promise<Decision> {
-  const host = hostRaw.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostRaw
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (matches(host, policy.blockedHosts)) return { ok: false, reason: `host '${host}' is in blocked_hosts` };
   const named = policy.allowedHosts.length > 0 && matches(host, policy.allowedHosts);
   if (policy.allowedHosts.length > 0 && !named) return { ok: false, reason: `host '${host}' is not in allowed_hosts` };
@@ -52,7 +61,8 @@ export async function decide(hostRaw: string, policy: EgressPolicy): Promise<Dec
   if (!policy.allowPrivateNetworks && !named) {
     for (const a of addresses) {
       const cls = classifyIp(a);
-      if (REFUSED_CLASSES.includes(cls)) return { ok: false, reason: `host '${host}' resolves to ${a}, a ${cls} address` };
+      if (REFUSED_CLASSES.includes(cls))
+        return { ok: false, reason: `host '${host}' resolves to ${a}, a ${cls} address` };
     }
   }
   return addresses[0] ? { ok: true, address: addresses[0] } : { ok: false, reason: `host '${host}' has no address` };
@@ -60,19 +70,34 @@ export async function decide(hostRaw: string, policy: EgressPolicy): Promise<Dec
 
 function refuse(res: ServerResponse, reason: string): void {
   const body = `Switchboard refused this request: ${reason}\n`;
-  res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), [REFUSAL_HEADER]: reason.slice(0, 300) });
+  res.writeHead(403, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    [REFUSAL_HEADER]: reason.slice(0, 300),
+  });
   res.end(body);
 }
 
 // Hop-by-hop headers a forward proxy must not pass on (RFC 9110 7.6.1).
-const HOP = new Set(['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade']);
+const HOP = new Set([
+  'proxy-connection',
+  'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 /**
  * A forward proxy on loopback that every request of the browser goes through (plain HTTP and
  * CONNECT tunnels alike, redirect hops included, since each hop is a new request). It is the
  * one place egress is decided: request interception in the page cannot see redirect hops.
  */
-export async function startEgressProxy(policy: EgressPolicy, onRefuse: (target: string, reason: string) => void): Promise<EgressProxy> {
+export async function startEgressProxy(
+  policy: EgressPolicy,
+  onRefuse: (target: string, reason: string) => void,
+): Promise<EgressProxy> {
   let refused = 0;
   const denied = (target: string, reason: string) => {
     refused++;
@@ -96,7 +121,14 @@ export async function startEgressProxy(policy: EgressPolicy, onRefuse: (target: 
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
     const upstream = httpRequest(
-      { host: d.address, port: Number(target.port || 80), method: req.method, path: target.pathname + target.search, headers, setHost: false },
+      {
+        host: d.address,
+        port: Number(target.port || 80),
+        method: req.method,
+        path: target.pathname + target.search,
+        headers,
+        setHost: false,
+      },
       (up) => {
         const out: Record<string, string | string[]> = {};
         for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;

@@ -8,7 +8,13 @@ import { findChromium, parseOptions } from './options.ts';
 import { pageActions } from './page-actions.ts';
 import { SessionTable } from './session-table.ts';
 
-const CAPABILITIES: BrowserCapabilities = { sessions: true, navigation: true, screenshots: true, evaluate: true, live_view: true };
+const CAPABILITIES: BrowserCapabilities = {
+  sessions: true,
+  navigation: true,
+  screenshots: true,
+  evaluate: true,
+  live_view: true,
+};
 
 /**
  * Real browser sessions: one Chromium process (launched on the first session, relaunched after a crash),
@@ -19,7 +25,8 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
   kind: 'browser',
   autoInstance: true,
   enginePresent: () => findChromium() !== undefined,
-  description: 'Chromium through playwright-core: isolated sessions, live view, private networks refused (CHROMIUM_PATH or option executable_path)',
+  description:
+    'Chromium through playwright-core: isolated sessions, live view, private networks refused (CHROMIUM_PATH or option executable_path)',
   create: (name, raw, ctx) => {
     const o = parseOptions(raw);
     const sessions = new SessionTable();
@@ -27,14 +34,18 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
     const egress = () =>
       (proxy ??= startEgressProxy(
         { allowPrivateNetworks: o.allowPrivateNetworks, allowedHosts: o.allowedHosts, blockedHosts: o.blockedHosts },
-        (target, reason) => ctx.logger.warn({ browser: name, target, reason }, 'browser request refused by the egress guard'),
+        (target, reason) =>
+          ctx.logger.warn({ browser: name, target, reason }, 'browser request refused by the egress guard'),
       ));
     const host = o.executablePath
       ? new BrowserHost(
           o.executablePath,
           async () => (await egress()).url,
           () => {
-            ctx.logger.warn({ browser: name }, 'the Chromium process exited; its sessions are lost and the next session relaunches it');
+            ctx.logger.warn(
+              { browser: name },
+              'the Chromium process exited; its sessions are lost and the next session relaunches it',
+            );
             sessions.markAllLost();
           },
         )
@@ -51,13 +62,16 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
 
     // Idle sessions hold a renderer each; close them after idle_timeout_seconds.
     const idleMs = o.idleTimeoutSeconds * 1000;
-    const reaper = setInterval(() => {
-      for (const s of sessions.idle(idleMs)) {
-        sessions.remove(s.record.session_id);
-        void s.context.close().catch(() => undefined);
-        ctx.logger.info({ browser: name, session_id: s.record.session_id }, 'idle browser session closed');
-      }
-    }, Math.min(idleMs / 4, 30_000));
+    const reaper = setInterval(
+      () => {
+        for (const s of sessions.idle(idleMs)) {
+          sessions.remove(s.record.session_id);
+          void s.context.close().catch(() => undefined);
+          ctx.logger.info({ browser: name, session_id: s.record.session_id }, 'idle browser session closed');
+        }
+      },
+      Math.min(idleMs / 4, 30_000),
+    );
     reaper.unref();
 
     const snapshot = (s: { record: BrowserSession }): BrowserSession => structuredClone(s.record);

@@ -14,7 +14,12 @@ export interface ChromiumOptions {
 }
 
 // Where Debian, Ubuntu and Google's packages put the binary.
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+];
 
 const executable = (path: string) => {
   try {
@@ -44,14 +49,16 @@ function num(o: Record<string, unknown>, key: string, def: number, min: number, 
 function hosts(o: Record<string, unknown>, key: string): string[] {
   const v = o[key];
   if (v === undefined) return [];
-  if (!Array.isArray(v) || !v.every((h) => typeof h === 'string' && h.length > 0)) throw new Error(`option '${key}' must be a list of host names`);
+  if (!Array.isArray(v) || !v.every((h) => typeof h === 'string' && h.length > 0))
+    throw new Error(`option '${key}' must be a list of host names`);
   return v.map((h: string) => h.toLowerCase());
 }
 
 export function parseOptions(o: Record<string, unknown>): ChromiumOptions {
   const path = o.executable_path;
   if (path !== undefined && typeof path !== 'string') throw new Error("option 'executable_path' must be a path");
-  if (o.allow_private_networks !== undefined && typeof o.allow_private_networks !== 'boolean') throw new Error("option 'allow_private_networks' must be true or false");
+  if (o.allow_private_networks !== undefined && typeof o.allow_private_networks !== 'boolean')
+    throw new Error("option 'allow_private_networks' must be true or false");
   return {
     executablePath: findChromium(path),
     maxSessions: num(o, 'max_sessions', 8, 1, 1000),

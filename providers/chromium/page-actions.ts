@@ -18,11 +18,18 @@ async function attempt<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-type Actions = Pick<BrowserProvider, 'navigate' | 'content' | 'click' | 'typeText' | 'evaluate' | 'screenshot' | 'watch'>;
+type Actions = Pick<
+  BrowserProvider,
+  'navigate' | 'content' | 'click' | 'typeText' | 'evaluate' | 'screenshot' | 'watch'
+>;
 
 /** Page operations of the chromium provider; each one runs on a session's own page. */
 export function pageActions(sessions: SessionTable, o: ChromiumOptions): Actions {
-  const policy = { allowPrivateNetworks: o.allowPrivateNetworks, allowedHosts: o.allowedHosts, blockedHosts: o.blockedHosts };
+  const policy = {
+    allowPrivateNetworks: o.allowPrivateNetworks,
+    allowedHosts: o.allowedHosts,
+    blockedHosts: o.blockedHosts,
+  };
   // Element actions wait this long for their selector rather than the navigation timeout.
   const actionTimeout = Math.min(o.navigationTimeoutMs, 5000);
 
@@ -37,7 +44,9 @@ export function pageActions(sessions: SessionTable, o: ChromiumOptions): Actions
       // The proxy decides every request; checking here too gives the caller the reason instead of an error page.
       const d = await decide(target.hostname, policy);
       if (!d.ok) throw new BrowserActionError(`Navigation refused: ${d.reason}`);
-      const response = await attempt(() => s.page.goto(target.href, { waitUntil: 'load', timeout: opts?.timeoutMs ?? o.navigationTimeoutMs }));
+      const response = await attempt(() =>
+        s.page.goto(target.href, { waitUntil: 'load', timeout: opts?.timeoutMs ?? o.navigationTimeoutMs }),
+      );
       const refusal = response ? await response.headerValue(REFUSAL_HEADER) : null;
       if (refusal) throw new BrowserActionError(`Navigation refused after a redirect: ${refusal}`);
       const title = await attempt(() => s.page.title());

@@ -40,7 +40,10 @@ export class SessionTable {
   usable(id: string): LiveSession {
     const s = this.sessions.get(id);
     if (!s) throw new BrowserActionError(`Browser session '${id}' not found`);
-    if (s.lost) throw new BrowserActionError(`Browser session '${id}' was lost when the browser process exited; stop it and start a new session`);
+    if (s.lost)
+      throw new BrowserActionError(
+        `Browser session '${id}' was lost when the browser process exited; stop it and start a new session`,
+      );
     s.lastUsed = Date.now();
     s.record.last_used_at = new Date(s.lastUsed).toISOString();
     return s;

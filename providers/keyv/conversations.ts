@@ -1,5 +1,11 @@
 import { badRequest, conflict, notFound } from '../../core/errors.ts';
-import type { Branch, CreateBranchRequest, CreateEventRequest, MemoryEvent, MemorySession } from '../../core/primitives/memory.ts';
+import type {
+  Branch,
+  CreateBranchRequest,
+  CreateEventRequest,
+  MemoryEvent,
+  MemorySession,
+} from '../../core/primitives/memory.ts';
 import type { Collection, Store } from '../../core/store.ts';
 import { enc, timeOrderedId } from './ids.ts';
 import { scanAll } from './scan.ts';
@@ -28,14 +34,29 @@ export class Conversations {
 
   async create(actor: string, session: string, req: CreateEventRequest): Promise<MemoryEvent> {
     if (req.branch !== undefined && !(await this.branchesCol.get(`${sessionKey(actor, session)}/${enc(req.branch)}`))) {
-      throw notFound('SB_ERR_MEMORY_BRANCH_NOT_FOUND', `No branch '${req.branch}' in session ${session} of actor ${actor}; create it first`);
+      throw notFound(
+        'SB_ERR_MEMORY_BRANCH_NOT_FOUND',
+        `No branch '${req.branch}' in session ${session} of actor ${actor}; create it first`,
+      );
     }
-    const event: MemoryEvent = { event_id: timeOrderedId(), actor_id: actor, session_id: session, messages: req.messages, timestamp: new Date().toISOString(), metadata: req.metadata ?? {} };
+    const event: MemoryEvent = {
+      event_id: timeOrderedId(),
+      actor_id: actor,
+      session_id: session,
+      messages: req.messages,
+      timestamp: new Date().toISOString(),
+      metadata: req.metadata ?? {},
+    };
     if (req.branch !== undefined) event.branch = req.branch;
     await this.events(actor, session).set(event.event_id, event);
     const key = sessionKey(actor, session);
     const prev = await this.sessionsCol.get(key);
-    await this.sessionsCol.set(key, { session_id: session, actor_id: actor, message_count: (prev?.message_count ?? 0) + req.messages.length, last_activity: event.timestamp });
+    await this.sessionsCol.set(key, {
+      session_id: session,
+      actor_id: actor,
+      message_count: (prev?.message_count ?? 0) + req.messages.length,
+      last_activity: event.timestamp,
+    });
     return event;
   }
 
@@ -71,7 +92,12 @@ export class Conversations {
     return true;
   }
 
-  async turns(actor: string, session: string, k: number, branch?: string): Promise<Array<{ messages: Array<{ text: string; role: string }> }>> {
+  async turns(
+    actor: string,
+    session: string,
+    k: number,
+    branch?: string,
+  ): Promise<Array<{ messages: Array<{ text: string; role: string }> }>> {
     const events = await this.list(actor, session, { branch, limit: k });
     return events.map((e) => ({ messages: e.messages }));
   }
@@ -92,26 +118,41 @@ export class Conversations {
     const key = sessionKey(actor, session);
     const had = await this.sessionsCol.get(key);
     await this.events(actor, session).clear();
-    for (const [k, b] of await scanAll(this.branchesCol)) if (b.actor_id === actor && b.session_id === session) await this.branchesCol.delete(k);
+    for (const [k, b] of await scanAll(this.branchesCol))
+      if (b.actor_id === actor && b.session_id === session) await this.branchesCol.delete(k);
     await this.sessionsCol.delete(key);
     return had !== undefined;
   }
 
   async createBranch(actor: string, session: string, req: CreateBranchRequest): Promise<Branch> {
     const root = await this.get(actor, session, req.root_event_id);
-    if (!root) throw notFound('SB_ERR_MEMORY_EVENT_NOT_FOUND', `No event ${req.root_event_id} in session ${session} of actor ${actor} to fork from`);
-    if (root.branch !== undefined) throw badRequest('SB_ERR_MEMORY_BRANCH_ROOT', 'Fork from an event of the main line, not of another branch');
+    if (!root)
+      throw notFound(
+        'SB_ERR_MEMORY_EVENT_NOT_FOUND',
+        `No event ${req.root_event_id} in session ${session} of actor ${actor} to fork from`,
+      );
+    if (root.branch !== undefined)
+      throw badRequest('SB_ERR_MEMORY_BRANCH_ROOT', 'Fork from an event of the main line, not of another branch');
     const key = `${sessionKey(actor, session)}/${enc(req.name)}`;
-    if (await this.branchesCol.get(key)) throw conflict('SB_ERR_MEMORY_BRANCH_EXISTS', `Branch '${req.name}' already exists in this session`);
-    const branch: Branch = { name: req.name, root_event_id: req.root_event_id, actor_id: actor, session_id: session, created_at: new Date().toISOString() };
+    if (await this.branchesCol.get(key))
+      throw conflict('SB_ERR_MEMORY_BRANCH_EXISTS', `Branch '${req.name}' already exists in this session`);
+    const branch: Branch = {
+      name: req.name,
+      root_event_id: req.root_event_id,
+      actor_id: actor,
+      session_id: session,
+      created_at: new Date().toISOString(),
+    };
     await this.branchesCol.set(key, branch);
-    if (req.messages && req.messages.length > 0) await this.create(actor, session, { messages: req.messages, branch: req.name });
+    if (req.messages && req.messages.length > 0)
+      await this.create(actor, session, { messages: req.messages, branch: req.name });
     return branch;
   }
 
   async listBranches(actor: string, session: string): Promise<Branch[]> {
     const out: Branch[] = [];
-    for (const [, b] of await scanAll(this.branchesCol)) if (b.actor_id === actor && b.session_id === session) out.push(b);
+    for (const [, b] of await scanAll(this.branchesCol))
+      if (b.actor_id === actor && b.session_id === session) out.push(b);
     return out.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
   }
 }

@@ -14,12 +14,20 @@ interface Options {
 
 function parseOptions(options: Record<string, unknown>): Options {
   const e = options.embeddings;
-  if (e !== undefined && typeof e !== 'string') throw new Error("option 'embeddings' must name an llm provider instance");
+  if (e !== undefined && typeof e !== 'string')
+    throw new Error("option 'embeddings' must name an llm provider instance");
   return { embeddings: e };
 }
 
 /** One implementation for both factories: only the store differs. */
-function memoryOn(store: Store, name: string, type: string, durable: boolean, opts: Options, ctx: ProviderContext): MemoryProvider {
+function memoryOn(
+  store: Store,
+  name: string,
+  type: string,
+  durable: boolean,
+  opts: Options,
+  ctx: ProviderContext,
+): MemoryProvider {
   // Instance names keep two memory stores on one core store apart.
   const prefix = `memory:${name}`;
   const embedder = opts.embeddings
@@ -39,7 +47,13 @@ function memoryOn(store: Store, name: string, type: string, durable: boolean, op
   const records = new RecordStore(store, prefix, embedder);
   const convo = new Conversations(store, prefix);
   const resources = new Resources(store, prefix);
-  const capabilities: MemoryCapabilities = { search: opts.embeddings ? 'hybrid' : 'lexical', events: true, branches: true, resources: true, durable };
+  const capabilities: MemoryCapabilities = {
+    search: opts.embeddings ? 'hybrid' : 'lexical',
+    events: true,
+    branches: true,
+    resources: true,
+    durable,
+  };
   return {
     name,
     type,
@@ -81,7 +95,15 @@ export const inMemoryMemory: ProviderFactory<MemoryProvider> = {
   kind: 'memory',
   autoInstance: true,
   description: 'In-process memory (lost on restart); lexical search',
-  create: async (name, options, ctx) => memoryOn(await openStore({ backend: 'memory', memoryValues: 'frozen' }), name, 'in_memory', false, parseOptions(options), ctx),
+  create: async (name, options, ctx) =>
+    memoryOn(
+      await openStore({ backend: 'memory', memoryValues: 'frozen' }),
+      name,
+      'in_memory',
+      false,
+      parseOptions(options),
+      ctx,
+    ),
 };
 
 /** Durable memory on the core store: SQLite under DATA_DIR by default, Redis when REDIS_URL is set. */

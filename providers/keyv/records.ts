@@ -61,9 +61,17 @@ export class RecordStore {
     const now = new Date().toISOString();
     const col = this.col(ns);
     const existing = await col.get(req.key);
-    const record: MemoryRecord = { namespace: ns, key: req.key, content: req.content, metadata: req.metadata ?? {}, created_at: existing?.created_at ?? now, updated_at: now };
+    const record: MemoryRecord = {
+      namespace: ns,
+      key: req.key,
+      content: req.content,
+      metadata: req.metadata ?? {},
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
+    };
     await col.set(req.key, record);
-    if (!existing && (await this.namespaceList.get(ns)) === undefined) await this.namespaceList.set(ns, { created_at: now });
+    if (!existing && (await this.namespaceList.get(ns)) === undefined)
+      await this.namespaceList.set(ns, { created_at: now });
     const embedder = this.embedder?.();
     if (embedder?.embed) {
       const [vec] = await this.embed(embedder, `${req.key}\n${req.content}`);
@@ -119,7 +127,11 @@ export class RecordStore {
     try {
       return await llm.embed!([text]);
     } catch (err) {
-      throw unavailable('SB_ERR_MEMORY_EMBEDDINGS_DOWN', `The embeddings provider '${llm.name}' is unavailable: ${(err as Error).message}`, err);
+      throw unavailable(
+        'SB_ERR_MEMORY_EMBEDDINGS_DOWN',
+        `The embeddings provider '${llm.name}' is unavailable: ${(err as Error).message}`,
+        err,
+      );
     }
   }
 

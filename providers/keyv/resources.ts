@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { notFound } from '../../core/errors.ts';
-import type { CreateResourceRequest, CreateStrategyRequest, MemoryResource, Strategy } from '../../core/primitives/memory.ts';
+import type {
+  CreateResourceRequest,
+  CreateStrategyRequest,
+  MemoryResource,
+  Strategy,
+} from '../../core/primitives/memory.ts';
 import type { Collection, Store } from '../../core/store.ts';
 import { scanAll } from './scan.ts';
 

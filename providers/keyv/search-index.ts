@@ -2,7 +2,9 @@ import type { MemoryRecord, SearchHit } from '../../core/primitives/memory.ts';
 import { Bm25Index } from './bm25-index.ts';
 
 const STOP_WORDS = new Set(
-  'a an and are as at be but by for from has have i if in into is it its of on or our so that the their then there these they this to was we were will with you your'.split(' '),
+  'a an and are as at be but by for from has have i if in into is it its of on or our so that the their then there these they this to was we were will with you your'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -19,7 +21,8 @@ export function normaliseTerm(term: string): string | null {
   else if (stem.endsWith('ing') && stem.length > 5) stem = stem.slice(0, -3);
   else if (stem.endsWith('ed') && stem.length > 4) stem = stem.slice(0, -2);
   else if (stem.endsWith('es') && /(ss|sh|ch|x|z)es$/.test(stem)) stem = stem.slice(0, -2);
-  else if (stem.endsWith('s') && !stem.endsWith('ss') && !stem.endsWith('us') && !stem.endsWith('is')) stem = stem.slice(0, -1);
+  else if (stem.endsWith('s') && !stem.endsWith('ss') && !stem.endsWith('us') && !stem.endsWith('is'))
+    stem = stem.slice(0, -1);
   // "programm" -> "program", "runn" -> "run"; keep ll/ss/zz ("fall", "class").
   if (stem !== t && /([^aeiouslz])\1$/.test(stem)) stem = stem.slice(0, -1);
   return stem;
@@ -43,7 +46,9 @@ export class NamespaceIndex {
   private newestFirst?: MemoryRecord[];
 
   byRecency(): MemoryRecord[] {
-    this.newestFirst ??= [...this.records.values()].sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.key.localeCompare(b.key)));
+    this.newestFirst ??= [...this.records.values()].sort((a, b) =>
+      a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.key.localeCompare(b.key),
+    );
     return this.newestFirst;
   }
 
@@ -65,22 +70,34 @@ export class NamespaceIndex {
 
   /** Lexical hits, best first, with metadata filters applied before the cut to top_k. */
   search(query: string, topK: number, filters?: Record<string, unknown>): SearchHit[] {
-    const matches = (r: MemoryRecord) => !filters || Object.entries(filters).every(([k, v]) => JSON.stringify(r.metadata?.[k]) === JSON.stringify(v));
+    const matches = (r: MemoryRecord) =>
+      !filters || Object.entries(filters).every(([k, v]) => JSON.stringify(r.metadata?.[k]) === JSON.stringify(v));
     const accept = (key: string) => {
       const r = this.records.get(key);
       return r !== undefined && matches(r);
     };
-    return this.lexical.search(query, topK, filters ? accept : undefined).map((h) => ({ record: this.records.get(h.key) as MemoryRecord, score: h.score }));
+    return this.lexical
+      .search(query, topK, filters ? accept : undefined)
+      .map((h) => ({ record: this.records.get(h.key) as MemoryRecord, score: h.score }));
   }
 
   /** Every record with a key, best-first by cosine similarity to `query` (semantic ranking). */
-  rankByVector(query: number[], vectors: Map<string, number[]>, topK: number, filters?: Record<string, unknown>): SearchHit[] {
+  rankByVector(
+    query: number[],
+    vectors: Map<string, number[]>,
+    topK: number,
+    filters?: Record<string, unknown>,
+  ): SearchHit[] {
     const norm = Math.hypot(...query) || 1;
     const scored: SearchHit[] = [];
     for (const [key, vec] of vectors) {
       const record = this.records.get(key);
       if (!record) continue;
-      if (filters && !Object.entries(filters).every(([k, v]) => JSON.stringify(record.metadata?.[k]) === JSON.stringify(v))) continue;
+      if (
+        filters &&
+        !Object.entries(filters).every(([k, v]) => JSON.stringify(record.metadata?.[k]) === JSON.stringify(v))
+      )
+        continue;
       let dot = 0;
       for (let i = 0; i < Math.min(vec.length, query.length); i++) dot += vec[i] * query[i];
       scored.push({ record, score: dot / (norm * (Math.hypot(...vec) || 1)) });

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { badRequest, tooManyRequests } from '../../core/errors.ts';
-import type { CodeInterpreterCapabilities, CodeInterpreterProvider, CodeSession, ExecuteResult, HistoryEntry } from '../../core/primitives/code-interpreter.ts';
+import type {
+  CodeInterpreterCapabilities,
+  CodeInterpreterProvider,
+  CodeSession,
+  ExecuteResult,
+  HistoryEntry,
+} from '../../core/primitives/code-interpreter.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { findBwrap, parseOptions, type SandboxOptions } from './options.ts';
 import { prepareInstanceDirs } from './instance-dirs.ts';
@@ -40,15 +46,27 @@ export const localCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
   kind: 'code_interpreter',
   autoInstance: true,
   enginePresent: () => findBwrap() !== undefined,
-  description: 'Python and JavaScript in bubblewrap sandboxes on this machine (no network, limits, warm interpreters per session)',
+  description:
+    'Python and JavaScript in bubblewrap sandboxes on this machine (no network, limits, warm interpreters per session)',
   create: (name, raw, ctx) => {
     const o = parseOptions(raw);
     if (!o.bwrapPath && !o.allowUnsandboxed) {
-      throw new Error('bubblewrap (bwrap) was not found: install it (Debian: apt-get install bubblewrap) or set option allow_unsandboxed: true to run code without a sandbox');
+      throw new Error(
+        'bubblewrap (bwrap) was not found: install it (Debian: apt-get install bubblewrap) or set option allow_unsandboxed: true to run code without a sandbox',
+      );
     }
-    if (!o.bwrapPath) ctx.logger.warn({ code_interpreter: name }, 'code interpreter runs WITHOUT a sandbox (allow_unsandboxed): code can read what Switchboard can read and reach the network');
+    if (!o.bwrapPath)
+      ctx.logger.warn(
+        { code_interpreter: name },
+        'code interpreter runs WITHOUT a sandbox (allow_unsandboxed): code can read what Switchboard can read and reach the network',
+      );
     const languages = languagesOf(o);
-    const capabilities: CodeInterpreterCapabilities = { sessions: true, languages, files: true, sandbox: o.bwrapPath ? 'bubblewrap' : 'none' };
+    const capabilities: CodeInterpreterCapabilities = {
+      sessions: true,
+      languages,
+      files: true,
+      sandbox: o.bwrapPath ? 'bubblewrap' : 'none',
+    };
     const sessions = new Map<string, Session>();
     const asRoot = process.getuid?.() === 0;
     // Made on the first session, so a provider that never runs code leaves DATA_DIR as it was.
@@ -67,7 +85,9 @@ export const localCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
       let r = s.repls.get(language);
       if (!r || r.exited) {
         const { drivers } = await instanceDirs();
-        const launch = o.bwrapPath ? sandboxed(o, language, s.files.dir, drivers, s.ids) : unsandboxed(o, language, s.files.dir);
+        const launch = o.bwrapPath
+          ? sandboxed(o, language, s.files.dir, drivers, s.ids)
+          : unsandboxed(o, language, s.files.dir);
         r = new Repl(launch, o.maxOutputBytes);
         s.repls.set(language, r);
       }
@@ -88,7 +108,10 @@ export const localCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
           if (now - s.lastUsed <= idleMs) continue;
           sessions.delete(s.record.session_id);
           void stop(s);
-          ctx.logger.info({ code_interpreter: name, session_id: s.record.session_id }, 'idle code interpreter session closed');
+          ctx.logger.info(
+            { code_interpreter: name, session_id: s.record.session_id },
+            'idle code interpreter session closed',
+          );
         }
       },
       Math.min(idleMs / 4, 30_000),
@@ -103,13 +126,24 @@ export const localCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
 
       async createSession(req) {
         if (sessions.size >= o.maxSessions) {
-          throw tooManyRequests('SB_ERR_CODE_SESSION_LIMIT', `Code interpreter '${name}' already runs ${o.maxSessions} sessions (option max_sessions); delete one and try again`);
+          throw tooManyRequests(
+            'SB_ERR_CODE_SESSION_LIMIT',
+            `Code interpreter '${name}' already runs ${o.maxSessions} sessions (option max_sessions); delete one and try again`,
+          );
         }
         const id = req.session_id ?? randomUUID();
-        const ids = asRoot && o.bwrapPath ? { uid: UID_BASE + (nextUid++ % UID_SPAN), gid: UID_BASE + ((nextUid - 1) % UID_SPAN) } : undefined;
+        const ids =
+          asRoot && o.bwrapPath
+            ? { uid: UID_BASE + (nextUid++ % UID_SPAN), gid: UID_BASE + ((nextUid - 1) % UID_SPAN) }
+            : undefined;
         const files = new SessionFiles(join((await instanceDirs()).root, id), ids);
         await files.create();
-        const record: CodeSession = { session_id: id, status: 'active', language: req.language, created_at: new Date().toISOString() };
+        const record: CodeSession = {
+          session_id: id,
+          status: 'active',
+          language: req.language,
+          created_at: new Date().toISOString(),
+        };
         sessions.set(id, { record, files, repls: new Map(), history: [], lastUsed: Date.now(), ids });
         return { ...record };
       },
@@ -131,11 +165,17 @@ export const localCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
       async execute(id, code, language, opts): Promise<ExecuteResult> {
         const s = get(id);
         if (!languages.includes(language as Language)) {
-          throw badRequest('SB_ERR_CODE_LANGUAGE_UNSUPPORTED', `Language '${language}' is not supported; supported: ${languages.join(', ')}`);
+          throw badRequest(
+            'SB_ERR_CODE_LANGUAGE_UNSUPPORTED',
+            `Language '${language}' is not supported; supported: ${languages.join(', ')}`,
+          );
         }
         const timeout = opts?.timeoutSeconds ?? o.timeoutSeconds;
         if (timeout > o.maxTimeoutSeconds) {
-          throw badRequest('SB_ERR_CODE_TIMEOUT_TOO_LONG', `timeout_seconds may be at most ${o.maxTimeoutSeconds} (option max_timeout_seconds)`);
+          throw badRequest(
+            'SB_ERR_CODE_TIMEOUT_TOO_LONG',
+            `timeout_seconds may be at most ${o.maxTimeoutSeconds} (option max_timeout_seconds)`,
+          );
         }
         const before = await s.files.snapshot();
         const started = Date.now();
@@ -143,9 +183,27 @@ export const localCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
         const duration_ms = Date.now() - started;
         const files_created = await s.files.changedSince(before);
         s.lastUsed = Date.now();
-        s.history.push({ code, language, stdout: out.stdout, stderr: out.stderr, exit_code: out.exitCode, error: out.error, executed_at: new Date(started).toISOString() });
+        s.history.push({
+          code,
+          language,
+          stdout: out.stdout,
+          stderr: out.stderr,
+          exit_code: out.exitCode,
+          error: out.error,
+          executed_at: new Date(started).toISOString(),
+        });
         if (s.history.length > HISTORY_LIMIT) s.history.splice(0, s.history.length - HISTORY_LIMIT);
-        return { session_id: id, stdout: out.stdout, stderr: out.stderr, exit_code: out.exitCode, result: out.result, error: out.error, duration_ms, files_created, truncated: out.truncated };
+        return {
+          session_id: id,
+          stdout: out.stdout,
+          stderr: out.stderr,
+          exit_code: out.exitCode,
+          result: out.result,
+          error: out.error,
+          duration_ms,
+          files_created,
+          truncated: out.truncated,
+        };
       },
       async history(id, limit) {
         return get(id).history.slice(0, limit);

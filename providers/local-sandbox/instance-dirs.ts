@@ -8,7 +8,11 @@ import { DRIVERS_DIR } from './sandbox-command.ts';
  * walk down to their session folder: DATA_DIR and these folders get the search bit for others (0711), which
  * lets a uid that knows a name reach it but list nothing; DATA_DIR's own files stay 0600 and unreadable.
  */
-export async function prepareInstanceDirs(dataDir: string, instance: string, walkable: boolean): Promise<{ root: string; drivers: string }> {
+export async function prepareInstanceDirs(
+  dataDir: string,
+  instance: string,
+  walkable: boolean,
+): Promise<{ root: string; drivers: string }> {
   const root = join(dataDir, 'code-interpreter', instance);
   const drivers = join(root, '.drivers');
   await mkdir(drivers, { recursive: true, mode: 0o700 });

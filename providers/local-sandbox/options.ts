@@ -30,12 +30,14 @@ const runnable = (path: string) => {
 const first = (paths: string[]) => paths.find(runnable);
 
 /** bubblewrap, where Debian's package puts it. */
-export const findBwrap = (explicit?: string) => first(explicit ? [explicit] : ['/usr/bin/bwrap', '/usr/local/bin/bwrap']);
+export const findBwrap = (explicit?: string) =>
+  first(explicit ? [explicit] : ['/usr/bin/bwrap', '/usr/local/bin/bwrap']);
 
 function num(o: Record<string, unknown>, key: string, def: number, min: number, max: number): number {
   const v = o[key];
   if (v === undefined) return def;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new Error(`option '${key}' must be a number from ${min} to ${max}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
+    throw new Error(`option '${key}' must be a number from ${min} to ${max}`);
   return v;
 }
 
@@ -46,7 +48,8 @@ function path(o: Record<string, unknown>, key: string): string | undefined {
 }
 
 export function parseOptions(o: Record<string, unknown>): SandboxOptions {
-  if (o.allow_unsandboxed !== undefined && typeof o.allow_unsandboxed !== 'boolean') throw new Error("option 'allow_unsandboxed' must be true or false");
+  if (o.allow_unsandboxed !== undefined && typeof o.allow_unsandboxed !== 'boolean')
+    throw new Error("option 'allow_unsandboxed' must be true or false");
   const timeoutSeconds = num(o, 'timeout_seconds', 30, 1, 3600);
   // System interpreters, not a user's pyenv or nvm shim: the sandbox binds only system folders.
   const py = path(o, 'python_path');

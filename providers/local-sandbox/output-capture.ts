@@ -19,7 +19,8 @@ export class CappedCapture {
     if (this.done) return true;
     const joined = Buffer.concat([this.tail, chunk]);
     const at = joined.indexOf(this.token);
-    const usable = at >= 0 ? joined.subarray(0, at) : joined.subarray(0, Math.max(0, joined.length - (this.token.length - 1)));
+    const usable =
+      at >= 0 ? joined.subarray(0, at) : joined.subarray(0, Math.max(0, joined.length - (this.token.length - 1)));
     this.keep(usable);
     if (at >= 0) {
       this.done = true;

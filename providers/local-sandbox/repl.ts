@@ -75,7 +75,10 @@ export class Repl {
   }
 
   private runNow(code: string, timeoutMs: number): Promise<CellOutcome> {
-    if (this.exited) return Promise.resolve(this.died(new CappedCapture(0, Buffer.from('x')), new CappedCapture(0, Buffer.from('x')), 1));
+    if (this.exited)
+      return Promise.resolve(
+        this.died(new CappedCapture(0, Buffer.from('x')), new CappedCapture(0, Buffer.from('x')), 1),
+      );
     const token = Buffer.from(`\u001e\u001fswitchboard-cell-end-${randomBytes(12).toString('hex')}\u001f\u001e`);
     return new Promise<CellOutcome>((settle) => {
       const stdout = new CappedCapture(this.maxOutputBytes, token);
@@ -108,7 +111,13 @@ export class Repl {
     if (!p?.reply || !p.stdout.done || !p.stderr.done) return;
     this.pending = undefined;
     clearTimeout(p.timer);
-    p.settle({ ...this.outputs(p), exitCode: p.reply.error ? 1 : 0, result: p.reply.result, error: p.reply.error, restarted: false });
+    p.settle({
+      ...this.outputs(p),
+      exitCode: p.reply.error ? 1 : 0,
+      result: p.reply.result,
+      error: p.reply.error,
+      restarted: false,
+    });
   }
 
   private died(stdout: CappedCapture, stderr: CappedCapture, code: number): CellOutcome {

@@ -27,7 +27,13 @@ export interface Launch {
 function limits(o: SandboxOptions, language: Language): string[] {
   const mb = 1024 * 1024;
   const as = (language === 'javascript' ? o.memoryMb + 1024 : o.memoryMb) * mb;
-  return [`--as=${as}`, `--cpu=${o.cpuSeconds}`, `--nproc=${o.maxProcesses}`, `--fsize=${o.maxFileMb * mb}`, '--core=0'];
+  return [
+    `--as=${as}`,
+    `--cpu=${o.cpuSeconds}`,
+    `--nproc=${o.maxProcesses}`,
+    `--fsize=${o.maxFileMb * mb}`,
+    '--core=0',
+  ];
 }
 
 function interpreter(o: SandboxOptions, language: Language, driversDir: string): string[] {
@@ -40,7 +46,13 @@ function interpreter(o: SandboxOptions, language: Language, driversDir: string):
  * loopback to Switchboard), the system folders read-only, a fresh /tmp, the session folder as the only writable
  * place, and nothing else of the host: not DATA_DIR, not /root, not /etc beyond what the loader needs.
  */
-export function sandboxed(o: SandboxOptions, language: Language, sessionDir: string, driversDir: string, ids?: { uid: number; gid: number }): Launch {
+export function sandboxed(
+  o: SandboxOptions,
+  language: Language,
+  sessionDir: string,
+  driversDir: string,
+  ids?: { uid: number; gid: number },
+): Launch {
   const args = [
     '--unshare-all',
     '--unshare-user',

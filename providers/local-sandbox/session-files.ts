@@ -37,11 +37,18 @@ export class SessionFiles {
   /** Files new or changed since `before`. */
   async changedSince(before: Snapshot): Promise<string[]> {
     const after = await this.snapshot();
-    return [...after].filter(([name, stamp]) => before.get(name) !== stamp).map(([name]) => name).sort();
+    return [...after]
+      .filter(([name, stamp]) => before.get(name) !== stamp)
+      .map(([name]) => name)
+      .sort();
   }
 
   async write(name: string, data: Buffer): Promise<void> {
-    const fh = await open(join(this.dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+    const fh = await open(
+      join(this.dir, name),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o600,
+    );
     try {
       await fh.writeFile(data);
       if (this.owner) await fh.chown(this.owner.uid, this.owner.gid);

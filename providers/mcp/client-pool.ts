@@ -32,7 +32,8 @@ function readable(message: string): string {
   if (json >= 0) {
     try {
       const body = JSON.parse(message.slice(json)) as { detail?: unknown; code?: unknown };
-      if (typeof body.detail === 'string') return typeof body.code === 'string' ? `${body.detail} (${body.code})` : body.detail;
+      if (typeof body.detail === 'string')
+        return typeof body.code === 'string' ? `${body.detail} (${body.code})` : body.detail;
     } catch {
       /* not JSON: keep the message */
     }
@@ -49,7 +50,8 @@ export function toolError(err: unknown, tool: string): Error {
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (code === 401 || code === 403) return new ToolAccessDenied(`Calling '${tool}' was refused: ${readable(message)}`);
-  if (code === JSON_RPC_TIMEOUT) return new ToolTimeoutError(`Tool '${tool}' did not answer in time: ${message}`, { cause: err });
+  if (code === JSON_RPC_TIMEOUT)
+    return new ToolTimeoutError(`Tool '${tool}' did not answer in time: ${message}`, { cause: err });
   return new ToolExecutionError(readable(message), { cause: err });
 }
 
@@ -82,7 +84,10 @@ export class McpClientPool {
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     ]);
     const client = new Client({ name: 'switchboard-tools', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(ep.url), { requestInit: { headers: ep.headers }, ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}) });
+    const transport = new StreamableHTTPClientTransport(new URL(ep.url), {
+      requestInit: { headers: ep.headers },
+      ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+    });
     await client.connect(transport, { timeout: this.opts.timeoutMs });
     return client;
   }
@@ -120,18 +125,24 @@ export class McpClientPool {
   }
 
   async listTools(ep: McpEndpoint): Promise<McpToolInfo[]> {
-    return this.withClient(ep, async (c) => (await c.listTools(undefined, { timeout: this.opts.timeoutMs })).tools as McpToolInfo[]);
+    return this.withClient(
+      ep,
+      async (c) => (await c.listTools(undefined, { timeout: this.opts.timeoutMs })).tools as McpToolInfo[],
+    );
   }
 
   /** The tool's result; rejects with ToolAccessDenied, ToolTimeoutError or ToolExecutionError (an `isError` result too). */
   async call(ep: McpEndpoint, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     let out: Record<string, unknown>;
     try {
-      out = (await this.withClient(ep, (c) => c.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.timeoutMs }))) as Record<string, unknown>;
+      out = (await this.withClient(ep, (c) =>
+        c.callTool({ name: tool, arguments: args }, undefined, { timeout: this.opts.timeoutMs }),
+      )) as Record<string, unknown>;
     } catch (err) {
       throw toolError(err, tool);
     }
-    if (out.isError === true) throw new ToolExecutionError(resultText(out) || `Tool '${tool}' reported an error without a message`);
+    if (out.isError === true)
+      throw new ToolExecutionError(resultText(out) || `Tool '${tool}' reported an error without a message`);
     const { isError: _ignored, ...result } = out;
     return result;
   }

@@ -4,7 +4,14 @@ import type { McpServer, Tool, ToolMatch, ToolsCapabilities, ToolsProvider } fro
 import { lexicalScore } from '../noop/tools.ts';
 import { McpClientPool, type McpEndpoint } from './client-pool.ts';
 
-const CAPABILITIES: ToolsCapabilities = { register: false, search: true, invoke: true, servers: true, search_mode: 'lexical', qualified_names: '{server}__{tool}' };
+const CAPABILITIES: ToolsCapabilities = {
+  register: false,
+  search: true,
+  invoke: true,
+  servers: true,
+  search_mode: 'lexical',
+  qualified_names: '{server}__{tool}',
+};
 const SEP = '__';
 
 interface ServerEntry {
@@ -19,10 +26,13 @@ function readServers(o: Record<string, unknown>): ServerEntry[] {
   if (!Array.isArray(list)) throw new Error("option 'servers' must be a list of {name, url, headers?}");
   return list.map((s: unknown, i) => {
     const e = s as { name?: unknown; url?: unknown; headers?: unknown };
-    if (typeof e?.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(e.name) || e.name.includes(SEP)) throw new Error(`servers[${i}].name must be letters, digits, '_', '.', '-' without '${SEP}'`);
-    if (typeof e.url !== 'string' || !/^https?:\/\//.test(e.url)) throw new Error(`servers[${i}].url must be the server's streamable HTTP URL`);
+    if (typeof e?.name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(e.name) || e.name.includes(SEP))
+      throw new Error(`servers[${i}].name must be letters, digits, '_', '.', '-' without '${SEP}'`);
+    if (typeof e.url !== 'string' || !/^https?:\/\//.test(e.url))
+      throw new Error(`servers[${i}].url must be the server's streamable HTTP URL`);
     const headers = (e.headers ?? {}) as Record<string, unknown>;
-    if (typeof headers !== 'object' || Object.values(headers).some((v) => typeof v !== 'string')) throw new Error(`servers[${i}].headers must map header names to strings`);
+    if (typeof headers !== 'object' || Object.values(headers).some((v) => typeof v !== 'string'))
+      throw new Error(`servers[${i}].headers must map header names to strings`);
     return { name: e.name, url: e.url, headers: headers as Record<string, string>, config: {} };
   });
 }
@@ -53,7 +63,15 @@ export const mcpTools: ProviderFactory<ToolsProvider> = {
           try {
             for (const t of await pool.listTools(endpoint(s))) {
               const qualified = `${s.name}${SEP}${t.name}`;
-              out.set(qualified, { server: s.name, remote: t.name, tool: { name: qualified, description: t.description ?? '', input_schema: t.inputSchema ?? { type: 'object' } } });
+              out.set(qualified, {
+                server: s.name,
+                remote: t.name,
+                tool: {
+                  name: qualified,
+                  description: t.description ?? '',
+                  input_schema: t.inputSchema ?? { type: 'object' },
+                },
+              });
             }
             health.set(s.name, 'healthy');
           } catch {
@@ -64,9 +82,17 @@ export const mcpTools: ProviderFactory<ToolsProvider> = {
       );
       return out;
     };
-    const view = (s: ServerEntry): McpServer => ({ name: s.name, url: s.url, config: s.config, health: health.get(s.name) ?? 'unknown' });
+    const view = (s: ServerEntry): McpServer => ({
+      name: s.name,
+      url: s.url,
+      config: s.config,
+      health: health.get(s.name) ?? 'unknown',
+    });
     const unsupported = (): never => {
-      throw notImplemented('SB_ERR_CAPABILITY_MISSING', `The tools provider '${name}' (type mcp) serves the tools of its configured MCP servers; registering or deleting tool records needs the noop or registry provider`);
+      throw notImplemented(
+        'SB_ERR_CAPABILITY_MISSING',
+        `The tools provider '${name}' (type mcp) serves the tools of its configured MCP servers; registering or deleting tool records needs the noop or registry provider`,
+      );
     };
 
     const provider: ToolsProvider = {
@@ -93,7 +119,11 @@ export const mcpTools: ProviderFactory<ToolsProvider> = {
       async invoke(toolName, params) {
         const i = toolName.indexOf(SEP);
         const s = i > 0 ? servers.get(toolName.slice(0, i)) : undefined;
-        if (!s) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${toolName}' not found: names are {server}${SEP}{tool} with a configured server`);
+        if (!s)
+          throw notFound(
+            'SB_ERR_TOOLS_NOT_FOUND',
+            `Tool '${toolName}' not found: names are {server}${SEP}{tool} with a configured server`,
+          );
         const result = await pool.call(endpoint(s), toolName.slice(i + SEP.length), params);
         return { tool_name: toolName, result, status: 'success' as const };
       },

@@ -48,7 +48,9 @@ export const noopBrowser: ProviderFactory<BrowserProvider> = {
         return s && structuredClone(s);
       },
       async listSessions(ownerId) {
-        return [...sessions.values()].filter((s) => ownerId === undefined || s.owner_id === ownerId).map((s) => structuredClone(s));
+        return [...sessions.values()]
+          .filter((s) => ownerId === undefined || s.owner_id === ownerId)
+          .map((s) => structuredClone(s));
       },
       async stopSession(id) {
         return sessions.delete(id);

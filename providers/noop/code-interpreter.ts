@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { CodeInterpreterCapabilities, CodeInterpreterProvider, CodeSession } from '../../core/primitives/code-interpreter.ts';
+import type {
+  CodeInterpreterCapabilities,
+  CodeInterpreterProvider,
+  CodeSession,
+} from '../../core/primitives/code-interpreter.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { unsupported } from './unsupported.ts';
 
@@ -21,7 +25,12 @@ export const noopCodeInterpreter: ProviderFactory<CodeInterpreterProvider> = {
       kind: 'code_interpreter',
       capabilities: CAPABILITIES,
       async createSession(req) {
-        const s: CodeSession = { session_id: req.session_id ?? randomUUID(), status: 'active', language: req.language, created_at: new Date().toISOString() };
+        const s: CodeSession = {
+          session_id: req.session_id ?? randomUUID(),
+          status: 'active',
+          language: req.language,
+          created_at: new Date().toISOString(),
+        };
         sessions.set(s.session_id, s);
         return { ...s };
       },

@@ -3,7 +3,13 @@ import type { EvaluationsCapabilities, EvaluationsProvider, Evaluator } from '..
 import type { ProviderFactory } from '../../core/provider.ts';
 import { pageOf } from './paging.ts';
 
-const CAPABILITIES: EvaluationsCapabilities = { evaluators: true, evaluate: true, evaluator_types: 'any', scores: false, online_configs: false };
+const CAPABILITIES: EvaluationsCapabilities = {
+  evaluators: true,
+  evaluate: true,
+  evaluator_types: 'any',
+  scores: false,
+  online_configs: false,
+};
 
 /**
  * Evaluators of any type kept in memory; `evaluate` judges nothing and answers
@@ -44,7 +50,12 @@ export const noopEvaluations: ProviderFactory<EvaluationsProvider> = {
         return e && copy(e);
       },
       async listEvaluators(page) {
-        const { items, next_token } = pageOf([...evaluators.values()], page.max_results, page.next_token, 'SB_ERR_EVALUATIONS_BAD_TOKEN');
+        const { items, next_token } = pageOf(
+          [...evaluators.values()],
+          page.max_results,
+          page.next_token,
+          'SB_ERR_EVALUATIONS_BAD_TOKEN',
+        );
         return { evaluators: items.map(copy), next_token };
       },
       async updateEvaluator(id, patch) {

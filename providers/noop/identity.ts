@@ -1,10 +1,21 @@
-import type { CredentialProvider, IdentityCapabilities, IdentityProvider, WorkloadIdentity } from '../../core/primitives/identity.ts';
+import type {
+  CredentialProvider,
+  IdentityCapabilities,
+  IdentityProvider,
+  WorkloadIdentity,
+} from '../../core/primitives/identity.ts';
 import { redactSecrets } from '../../core/primitives/identity.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { unsupported } from './unsupported.ts';
 
 /** Records only: issuing tokens or API keys needs a real identity service. */
-const CAPABILITIES: IdentityCapabilities = { tokens: false, api_keys: false, workload_tokens: false, credential_providers: true, workload_identities: true };
+const CAPABILITIES: IdentityCapabilities = {
+  tokens: false,
+  api_keys: false,
+  workload_tokens: false,
+  credential_providers: true,
+  workload_identities: true,
+};
 
 /**
  * Credential providers and workload identities kept in memory. Secret config
@@ -34,7 +45,13 @@ export const noopIdentity: ProviderFactory<IdentityProvider> = {
       async createCredentialProvider(req) {
         if (providers.has(req.name)) return undefined;
         const t = now();
-        const p: CredentialProvider = { name: req.name, provider_type: req.provider_type, config: structuredClone(req.config ?? {}), created_at: t, updated_at: t };
+        const p: CredentialProvider = {
+          name: req.name,
+          provider_type: req.provider_type,
+          config: structuredClone(req.config ?? {}),
+          created_at: t,
+          updated_at: t,
+        };
         providers.set(p.name, p);
         return showProvider(p);
       },
@@ -59,7 +76,12 @@ export const noopIdentity: ProviderFactory<IdentityProvider> = {
       async createWorkloadIdentity(req) {
         if (workloads.has(req.name)) return undefined;
         const t = now();
-        const w: WorkloadIdentity = { name: req.name, allowed_return_urls: [...(req.allowed_return_urls ?? [])], created_at: t, updated_at: t };
+        const w: WorkloadIdentity = {
+          name: req.name,
+          allowed_return_urls: [...(req.allowed_return_urls ?? [])],
+          created_at: t,
+          updated_at: t,
+        };
         workloads.set(w.name, w);
         return structuredClone(w);
       },

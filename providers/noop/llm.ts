@@ -4,7 +4,8 @@ import { completionEvents } from '../../core/primitives/llm-events.ts';
 
 /** The text of the last user message, or '' when there is none. */
 function lastUserText(req: CompletionRequest): string {
-  for (let i = req.messages.length - 1; i >= 0; i--) if (req.messages[i].role === 'user' && req.messages[i].content) return req.messages[i].content;
+  for (let i = req.messages.length - 1; i >= 0; i--)
+    if (req.messages[i].role === 'user' && req.messages[i].content) return req.messages[i].content;
   return '';
 }
 
@@ -23,7 +24,13 @@ export const noopLlm: ProviderFactory<LlmProvider> = {
   create: (name) => {
     const complete = async (req: CompletionRequest): Promise<CompletionResponse> => {
       const content = `noop: ${lastUserText(req)}`;
-      return { content, model: req.model ?? 'noop', stop_reason: 'end_turn', tool_calls: [], usage: { prompt_tokens: 0, completion_tokens: 0 } };
+      return {
+        content,
+        model: req.model ?? 'noop',
+        stop_reason: 'end_turn',
+        tool_calls: [],
+        usage: { prompt_tokens: 0, completion_tokens: 0 },
+      };
     };
     return {
       name,

@@ -10,7 +10,14 @@ import type {
 } from '../../core/primitives/observability.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 
-const CAPABILITIES: ObservabilityCapabilities = { ingest: true, query: true, logs: true, generations: true, scores: true, sessions: true };
+const CAPABILITIES: ObservabilityCapabilities = {
+  ingest: true,
+  query: true,
+  logs: true,
+  generations: true,
+  scores: true,
+  sessions: true,
+};
 
 /** Per list: the process keeps at most this many records, oldest dropped first, so a long-running noop server stays small. */
 const DEFAULT_MAX_RECORDS = 10_000;
@@ -52,7 +59,8 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
   autoInstance: true,
   description: 'Keeps traces, logs, generations and scores in memory (bounded)',
   create: (name, options) => {
-    const max = typeof options.max_records === 'number' && options.max_records > 0 ? options.max_records : DEFAULT_MAX_RECORDS;
+    const max =
+      typeof options.max_records === 'number' && options.max_records > 0 ? options.max_records : DEFAULT_MAX_RECORDS;
     const traces = new Ring<Trace>(max);
     const logs = new Ring<LogEntry>(max);
     const generations = new Ring<GenerationRecord>(max);
@@ -66,7 +74,14 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
       for (const t of traces.newest()) {
         if (!t.session_id || (userId !== undefined && t.user_id !== userId)) continue;
         const s = by.get(t.session_id);
-        if (!s) by.set(t.session_id, { session_id: t.session_id, user_id: t.user_id, trace_count: 1, first_seen: t.timestamp, last_activity: t.timestamp });
+        if (!s)
+          by.set(t.session_id, {
+            session_id: t.session_id,
+            user_id: t.user_id,
+            trace_count: 1,
+            first_seen: t.timestamp,
+            last_activity: t.timestamp,
+          });
         else {
           s.trace_count++;
           if (t.timestamp < s.first_seen) s.first_seen = t.timestamp;
@@ -107,15 +122,26 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
         if (!t) return undefined;
         const { metadata, tags, ...fields } = copy(update);
         // Metadata is merged (what a later step adds must not drop what an earlier one wrote); the rest replaces.
-        const next: Trace = { ...t, ...fields, ...(tags ? { tags } : {}), metadata: { ...t.metadata, ...(metadata ?? {}) } };
+        const next: Trace = {
+          ...t,
+          ...fields,
+          ...(tags ? { tags } : {}),
+          metadata: { ...t.metadata, ...(metadata ?? {}) },
+        };
         traces.set(id, next);
         return copy(next);
       },
       async listTraces(q) {
         const hits = traces
           .newest()
-          .filter((t) => (q.user_id === undefined || t.user_id === q.user_id) && (q.session_id === undefined || t.session_id === q.session_id))
-          .filter((t) => (q.name === undefined || t.name === q.name) && (q.tag === undefined || t.tags.includes(q.tag)));
+          .filter(
+            (t) =>
+              (q.user_id === undefined || t.user_id === q.user_id) &&
+              (q.session_id === undefined || t.session_id === q.session_id),
+          )
+          .filter(
+            (t) => (q.name === undefined || t.name === q.name) && (q.tag === undefined || t.tags.includes(q.tag)),
+          );
         const { page, total } = window(hits, q.offset, q.limit);
         return { traces: page.map(copy), total };
       },
@@ -132,7 +158,12 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
         return copy(entry);
       },
       async listLogs(q) {
-        const hits = logs.newest().filter((l) => (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level));
+        const hits = logs
+          .newest()
+          .filter(
+            (l) =>
+              (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level),
+          );
         const { page, total } = window(hits, q.offset, q.limit);
         return { logs: page.map(copy), total };
       },
@@ -154,7 +185,12 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
         return copy(gen);
       },
       async listGenerations(q) {
-        const hits = generations.newest().filter((g) => (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model));
+        const hits = generations
+          .newest()
+          .filter(
+            (g) =>
+              (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model),
+          );
         const { page, total } = window(hits, q.offset, q.limit);
         return { generations: page.map(copy), total };
       },
@@ -174,7 +210,12 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
         return copy(score);
       },
       async listScores(q) {
-        const hits = scores.newest().filter((s) => (q.trace_id === undefined || s.trace_id === q.trace_id) && (q.name === undefined || s.name === q.name));
+        const hits = scores
+          .newest()
+          .filter(
+            (s) =>
+              (q.trace_id === undefined || s.trace_id === q.trace_id) && (q.name === undefined || s.name === q.name),
+          );
         const { page, total } = window(hits, q.offset, q.limit);
         return { scores: page.map(copy), total };
       },
@@ -186,7 +227,13 @@ export const noopObservability: ProviderFactory<ObservabilityProvider> = {
       async getSession(id) {
         const session = sessions().find((s) => s.session_id === id);
         if (!session) return undefined;
-        return { session, traces: traces.newest().filter((t) => t.session_id === id).map(copy) };
+        return {
+          session,
+          traces: traces
+            .newest()
+            .filter((t) => t.session_id === id)
+            .map(copy),
+        };
       },
       healthcheck: async () => 'ok',
       close: async () => {

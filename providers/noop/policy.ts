@@ -3,7 +3,12 @@ import type { Engine, Policy, PolicyCapabilities, PolicyProvider } from '../../c
 import type { ProviderFactory } from '../../core/provider.ts';
 import { pageOf } from './paging.ts';
 
-const CAPABILITIES: PolicyCapabilities = { engines: true, validates_policies: false, generations: false, enforcement: false };
+const CAPABILITIES: PolicyCapabilities = {
+  engines: true,
+  validates_policies: false,
+  generations: false,
+  enforcement: false,
+};
 
 /**
  * Engines and policies kept in memory, in creation order, so clients can
@@ -29,7 +34,13 @@ export const noopPolicy: ProviderFactory<PolicyProvider> = {
         return { engine_id: null, enabled: false };
       },
       async createEngine(req) {
-        const engine: Engine = { engine_id: randomUUID(), name: req.name, description: req.description ?? '', config: req.config ?? {}, created_at: new Date().toISOString() };
+        const engine: Engine = {
+          engine_id: randomUUID(),
+          name: req.name,
+          description: req.description ?? '',
+          config: req.config ?? {},
+          created_at: new Date().toISOString(),
+        };
         engines.set(engine.engine_id, engine);
         policies.set(engine.engine_id, new Map());
         return copy(engine);
@@ -39,7 +50,12 @@ export const noopPolicy: ProviderFactory<PolicyProvider> = {
         return e && copy(e);
       },
       async listEngines(page) {
-        const { items, next_token } = pageOf([...engines.values()], page.max_results, page.next_token, 'SB_ERR_POLICY_BAD_TOKEN');
+        const { items, next_token } = pageOf(
+          [...engines.values()],
+          page.max_results,
+          page.next_token,
+          'SB_ERR_POLICY_BAD_TOKEN',
+        );
         return { engines: items.map(copy), next_token };
       },
       async deleteEngine(id) {
@@ -50,7 +66,14 @@ export const noopPolicy: ProviderFactory<PolicyProvider> = {
         const bucket = policies.get(engineId);
         if (!bucket) return undefined;
         const now = new Date().toISOString();
-        const policy: Policy = { policy_id: randomUUID(), engine_id: engineId, policy_body: req.policy_body, description: req.description ?? '', created_at: now, updated_at: now };
+        const policy: Policy = {
+          policy_id: randomUUID(),
+          engine_id: engineId,
+          policy_body: req.policy_body,
+          description: req.description ?? '',
+          created_at: now,
+          updated_at: now,
+        };
         bucket.set(policy.policy_id, policy);
         return copy(policy);
       },
@@ -61,7 +84,12 @@ export const noopPolicy: ProviderFactory<PolicyProvider> = {
       async listPolicies(engineId, page) {
         const bucket = policies.get(engineId);
         if (!bucket) return undefined;
-        const { items, next_token } = pageOf([...bucket.values()], page.max_results, page.next_token, 'SB_ERR_POLICY_BAD_TOKEN');
+        const { items, next_token } = pageOf(
+          [...bucket.values()],
+          page.max_results,
+          page.next_token,
+          'SB_ERR_POLICY_BAD_TOKEN',
+        );
         return { policies: items.map(copy), next_token };
       },
       async updatePolicy(engineId, policyId, patch) {

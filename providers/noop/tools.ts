@@ -4,7 +4,11 @@ import { unsupported } from './unsupported.ts';
 
 const CAPABILITIES: ToolsCapabilities = { register: true, search: true, invoke: false, servers: false };
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /**
  * Lexical score in [0, 1]: the share of query words found in the tool, a hit in

@@ -3,12 +3,25 @@ import { badRequest, forbidden, notFound, notImplemented } from '../../core/erro
 import { createFernet } from '../../core/crypto/fernet.ts';
 import { loadSecrets } from '../../core/secrets.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
-import type { CredentialProvider, IdentityCapabilities, IdentityProvider, TokenRequest, TokenResult } from '../../core/primitives/identity.ts';
+import type {
+  CredentialProvider,
+  IdentityCapabilities,
+  IdentityProvider,
+  TokenRequest,
+  TokenResult,
+} from '../../core/primitives/identity.ts';
 import { Issuer } from './issuer.ts';
 import { IdentityRecords } from './records.ts';
 import { WorkloadKeys } from './workload-keys.ts';
 
-const CAPABILITIES: IdentityCapabilities = { tokens: true, api_keys: true, workload_tokens: true, credential_providers: true, workload_identities: true, token_exchange: true };
+const CAPABILITIES: IdentityCapabilities = {
+  tokens: true,
+  api_keys: true,
+  workload_tokens: true,
+  credential_providers: true,
+  workload_identities: true,
+  token_exchange: true,
+};
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 // What an access token may look like on the wire (RFC 6750 b64token): anything else is malformed before any issuer sees it.
@@ -22,10 +35,13 @@ interface Options {
 }
 
 function readOptions(o: Record<string, unknown>): Options {
-  if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer)) throw new Error("option 'issuer' is required: the OIDC issuer URL (its /.well-known/openid-configuration is read)");
+  if (typeof o.issuer !== 'string' || !/^https?:\/\//.test(o.issuer))
+    throw new Error("option 'issuer' is required: the OIDC issuer URL (its /.well-known/openid-configuration is read)");
   const ttl = o.workload_token_ttl_seconds ?? 300;
-  if (typeof ttl !== 'number' || ttl < 1 || ttl > 3600) throw new Error("option 'workload_token_ttl_seconds' must be 1..3600");
-  for (const k of ['workload_issuer', 'workload_audience']) if (o[k] !== undefined && typeof o[k] !== 'string') throw new Error(`option '${k}' must be a string`);
+  if (typeof ttl !== 'number' || ttl < 1 || ttl > 3600)
+    throw new Error("option 'workload_token_ttl_seconds' must be 1..3600");
+  for (const k of ['workload_issuer', 'workload_audience'])
+    if (o[k] !== undefined && typeof o[k] !== 'string') throw new Error(`option '${k}' must be a string`);
   return {
     issuer: o.issuer.replace(/\/+$/, ''),
     workload_issuer: (o.workload_issuer as string | undefined) ?? 'switchboard',
@@ -34,7 +50,8 @@ function readOptions(o: Record<string, unknown>): Options {
   };
 }
 
-const str = (cfg: Record<string, unknown>, k: string) => (typeof cfg[k] === 'string' && cfg[k] ? (cfg[k] as string) : undefined);
+const str = (cfg: Record<string, unknown>, k: string) =>
+  typeof cfg[k] === 'string' && cfg[k] ? (cfg[k] as string) : undefined;
 
 /**
  * Identity on a standard OIDC/OAuth2 issuer. Tokens for credential providers
@@ -46,40 +63,64 @@ const str = (cfg: Record<string, unknown>, k: string) => (typeof cfg[k] === 'str
 export const oidcIdentity: ProviderFactory<IdentityProvider> = {
   type: 'oidc',
   kind: 'identity',
-  description: 'OIDC/OAuth2 issuer: client_credentials, RFC 8693 token exchange, stored API keys, signed workload tokens',
+  description:
+    'OIDC/OAuth2 issuer: client_credentials, RFC 8693 token exchange, stored API keys, signed workload tokens',
   // Configured with an issuer, it is the real engine: the default over noop.
   preferred: (options) => typeof options.issuer === 'string' && options.issuer.length > 0,
   create(name, options, ctx) {
     const opts = readOptions(options);
     const issuer = new Issuer(opts.issuer);
-    const records = new IdentityRecords(ctx.store, name, createFernet(loadSecrets(ctx.dataDir, process.env).encryptionKey));
+    const records = new IdentityRecords(
+      ctx.store,
+      name,
+      createFernet(loadSecrets(ctx.dataDir, process.env).encryptionKey),
+    );
     const keys = new WorkloadKeys(ctx.dataDir);
     let issuerKeys: ReturnType<typeof createRemoteJWKSet> | undefined;
 
     const credentialProvider = async (n: string, type: CredentialProvider['provider_type']) => {
       const cp = await records.providerForUse(n);
       if (!cp) throw notFound('SB_ERR_IDENTITY_PROVIDER_NOT_FOUND', `Credential provider '${n}' not found`);
-      if (cp.provider_type !== type) throw badRequest('SB_ERR_IDENTITY_PROVIDER_TYPE', `Credential provider '${n}' is of type ${cp.provider_type}; this operation needs an ${type} provider`);
+      if (cp.provider_type !== type)
+        throw badRequest(
+          'SB_ERR_IDENTITY_PROVIDER_TYPE',
+          `Credential provider '${n}' is of type ${cp.provider_type}; this operation needs an ${type} provider`,
+        );
       return cp;
     };
 
     /** The workload a token was issued to; 403 for a forged, expired or foreign token, or a workload since deleted. */
     const workloadOf = async (token: string | undefined) => {
-      if (!token) throw badRequest('SB_ERR_IDENTITY_WORKLOAD_TOKEN_MISSING', 'workload_token is required: get one from POST /api/v1/identity/workload-token');
+      if (!token)
+        throw badRequest(
+          'SB_ERR_IDENTITY_WORKLOAD_TOKEN_MISSING',
+          'workload_token is required: get one from POST /api/v1/identity/workload-token',
+        );
       let claims: { sub: string };
       try {
         claims = await keys.verify(token, opts.workload_issuer, opts.workload_audience);
       } catch (err) {
-        throw forbidden('SB_ERR_IDENTITY_WORKLOAD_TOKEN_INVALID', `The workload token is not valid here (${(err as Error).message}); get a new one from POST /api/v1/identity/workload-token`);
+        throw forbidden(
+          'SB_ERR_IDENTITY_WORKLOAD_TOKEN_INVALID',
+          `The workload token is not valid here (${(err as Error).message}); get a new one from POST /api/v1/identity/workload-token`,
+        );
       }
-      if (!(await records.getWorkload(claims.sub))) throw forbidden('SB_ERR_IDENTITY_WORKLOAD_TOKEN_INVALID', `The workload '${claims.sub}' of this token no longer exists`);
+      if (!(await records.getWorkload(claims.sub)))
+        throw forbidden(
+          'SB_ERR_IDENTITY_WORKLOAD_TOKEN_INVALID',
+          `The workload '${claims.sub}' of this token no longer exists`,
+        );
       return claims.sub;
     };
 
     const client = (cp: CredentialProvider) => {
       const id = str(cp.config, 'client_id');
       const secret = str(cp.config, 'client_secret');
-      if (!id || !secret) throw badRequest('SB_ERR_IDENTITY_PROVIDER_INCOMPLETE', `Credential provider '${cp.name}' needs config.client_id and config.client_secret for the issuer`);
+      if (!id || !secret)
+        throw badRequest(
+          'SB_ERR_IDENTITY_PROVIDER_INCOMPLETE',
+          `Credential provider '${cp.name}' needs config.client_id and config.client_secret for the issuer`,
+        );
       return { id, secret };
     };
 
@@ -91,7 +132,9 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
     });
 
     const scopesOf = (req: TokenRequest, cp: CredentialProvider) => {
-      const fromConfig = Array.isArray(cp.config.scopes) ? (cp.config.scopes as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+      const fromConfig = Array.isArray(cp.config.scopes)
+        ? (cp.config.scopes as unknown[]).filter((s): s is string => typeof s === 'string')
+        : [];
       return (req.scopes.length ? req.scopes : fromConfig).join(' ');
     };
 
@@ -104,16 +147,32 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
       async getToken(req, caller) {
         const cp = await credentialProvider(req.credential_provider, 'oauth2');
         if (req.auth_flow === 'USER_FEDERATION') {
-          throw notImplemented('SB_ERR_IDENTITY_FLOW_UNSUPPORTED', `The oidc identity provider '${name}' issues tokens by M2M (client_credentials) and TOKEN_EXCHANGE; USER_FEDERATION (a browser consent flow) is not supported`);
+          throw notImplemented(
+            'SB_ERR_IDENTITY_FLOW_UNSUPPORTED',
+            `The oidc identity provider '${name}' issues tokens by M2M (client_credentials) and TOKEN_EXCHANGE; USER_FEDERATION (a browser consent flow) is not supported`,
+          );
         }
         const form: Record<string, string> = {};
         const scope = scopesOf(req, cp);
         if (scope) form.scope = scope;
         if (req.auth_flow === 'TOKEN_EXCHANGE') {
           const subject = req.subject_token ?? caller?.bearer;
-          if (!subject) throw badRequest('SB_ERR_IDENTITY_SUBJECT_TOKEN_MISSING', 'TOKEN_EXCHANGE needs subject_token, or a bearer token on the request to exchange');
-          if (!B64TOKEN.test(subject)) throw badRequest('SB_ERR_IDENTITY_SUBJECT_TOKEN_MALFORMED', 'subject_token is malformed: an access token is one string of letters, digits and -._~+/ (base64url-like)');
-          Object.assign(form, { grant_type: TOKEN_EXCHANGE, subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, requested_token_type: ACCESS_TOKEN_TYPE });
+          if (!subject)
+            throw badRequest(
+              'SB_ERR_IDENTITY_SUBJECT_TOKEN_MISSING',
+              'TOKEN_EXCHANGE needs subject_token, or a bearer token on the request to exchange',
+            );
+          if (!B64TOKEN.test(subject))
+            throw badRequest(
+              'SB_ERR_IDENTITY_SUBJECT_TOKEN_MALFORMED',
+              'subject_token is malformed: an access token is one string of letters, digits and -._~+/ (base64url-like)',
+            );
+          Object.assign(form, {
+            grant_type: TOKEN_EXCHANGE,
+            subject_token: subject,
+            subject_token_type: ACCESS_TOKEN_TYPE,
+            requested_token_type: ACCESS_TOKEN_TYPE,
+          });
           const audience = req.audience ?? str(cp.config, 'audience');
           if (audience) form.audience = audience;
           return answer(await issuer.token(str(cp.config, 'token_url'), client(cp), form, true));
@@ -129,29 +188,50 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
         const cp = await credentialProvider(req.credential_provider, 'api_key');
         await workloadOf(req.workload_token);
         const key = str(cp.config, 'api_key');
-        if (!key) throw badRequest('SB_ERR_IDENTITY_PROVIDER_INCOMPLETE', `Credential provider '${cp.name}' holds no config.api_key`);
+        if (!key)
+          throw badRequest(
+            'SB_ERR_IDENTITY_PROVIDER_INCOMPLETE',
+            `Credential provider '${cp.name}' holds no config.api_key`,
+          );
         return { credential_provider: cp.name, api_key: key };
       },
 
       async getWorkloadToken(req) {
         const w = await records.getWorkload(req.workload_name);
-        if (!w) throw notFound('SB_ERR_IDENTITY_WORKLOAD_NOT_FOUND', `Workload identity '${req.workload_name}' not found; create it with POST /api/v1/identity/workload-identities`);
+        if (!w)
+          throw notFound(
+            'SB_ERR_IDENTITY_WORKLOAD_NOT_FOUND',
+            `Workload identity '${req.workload_name}' not found; create it with POST /api/v1/identity/workload-identities`,
+          );
         const extra: Record<string, unknown> = {};
         if (req.user_token) {
           // A user token binds the workload token to that user only once the issuer's signature checks out.
           const meta = await issuer.metadata();
-          if (!meta.jwks_uri) throw badRequest('SB_ERR_IDENTITY_USER_TOKEN_UNVERIFIABLE', `The issuer ${opts.issuer} publishes no jwks_uri, so user_token cannot be verified; pass user_id instead`);
+          if (!meta.jwks_uri)
+            throw badRequest(
+              'SB_ERR_IDENTITY_USER_TOKEN_UNVERIFIABLE',
+              `The issuer ${opts.issuer} publishes no jwks_uri, so user_token cannot be verified; pass user_id instead`,
+            );
           issuerKeys ??= createRemoteJWKSet(new URL(meta.jwks_uri));
           try {
             const { payload } = await jwtVerify(req.user_token, issuerKeys, { issuer: meta.issuer });
             extra.user_id = payload.sub;
           } catch (err) {
-            throw badRequest('SB_ERR_IDENTITY_USER_TOKEN_INVALID', `user_token does not verify on the issuer ${opts.issuer}: ${(err as Error).message}`);
+            throw badRequest(
+              'SB_ERR_IDENTITY_USER_TOKEN_INVALID',
+              `user_token does not verify on the issuer ${opts.issuer}: ${(err as Error).message}`,
+            );
           }
         } else if (req.user_id) {
           extra.user_id = req.user_id;
         }
-        const token = await keys.sign({ sub: w.name, aud: opts.workload_audience, iss: opts.workload_issuer, ttlSeconds: opts.workload_token_ttl_seconds, extra });
+        const token = await keys.sign({
+          sub: w.name,
+          aud: opts.workload_audience,
+          iss: opts.workload_issuer,
+          ttlSeconds: opts.workload_token_ttl_seconds,
+          extra,
+        });
         return { workload_name: w.name, workload_token: token };
       },
 

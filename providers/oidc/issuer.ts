@@ -23,20 +23,34 @@ export class Issuer {
   constructor(readonly url: string) {}
 
   private down(what: string, err: unknown) {
-    return unavailable('SB_ERR_IDENTITY_ISSUER_UNAVAILABLE', `The OIDC issuer ${this.url} cannot be reached (${what}): ${err instanceof Error ? err.message : String(err)}`, err);
+    return unavailable(
+      'SB_ERR_IDENTITY_ISSUER_UNAVAILABLE',
+      `The OIDC issuer ${this.url} cannot be reached (${what}): ${err instanceof Error ? err.message : String(err)}`,
+      err,
+    );
   }
 
   metadata(): Promise<IssuerMetadata> {
     this.meta ??= (async () => {
       let res: Response;
       try {
-        res = await fetch(`${this.url.replace(/\/+$/, '')}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+        res = await fetch(`${this.url.replace(/\/+$/, '')}/.well-known/openid-configuration`, {
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
       } catch (err) {
         throw this.down('discovery', err);
       }
-      if (!res.ok) throw unavailable('SB_ERR_IDENTITY_ISSUER_UNAVAILABLE', `The OIDC issuer ${this.url} answered ${res.status} to its discovery document`);
+      if (!res.ok)
+        throw unavailable(
+          'SB_ERR_IDENTITY_ISSUER_UNAVAILABLE',
+          `The OIDC issuer ${this.url} answered ${res.status} to its discovery document`,
+        );
       const doc = (await res.json()) as Partial<IssuerMetadata>;
-      if (typeof doc.token_endpoint !== 'string') throw badGateway('SB_ERR_IDENTITY_ISSUER_INVALID', `The discovery document of ${this.url} names no token_endpoint`);
+      if (typeof doc.token_endpoint !== 'string')
+        throw badGateway(
+          'SB_ERR_IDENTITY_ISSUER_INVALID',
+          `The discovery document of ${this.url} names no token_endpoint`,
+        );
       return doc as IssuerMetadata;
     })();
     // A failed discovery is tried again on the next call (the issuer may come back).
@@ -49,7 +63,12 @@ export class Issuer {
    * issuer's own refusal of the grant (invalid_grant, invalid_request) is the
    * caller's to fix: 400 with the issuer's words when `callerFault`, else 502.
    */
-  async token(endpoint: string | undefined, client: { id: string; secret: string }, form: Record<string, string>, callerFault: boolean): Promise<TokenAnswer> {
+  async token(
+    endpoint: string | undefined,
+    client: { id: string; secret: string },
+    form: Record<string, string>,
+    callerFault: boolean,
+  ): Promise<TokenAnswer> {
     const url = endpoint ?? (await this.metadata()).token_endpoint;
     let res: Response;
     try {
@@ -66,13 +85,26 @@ export class Issuer {
     } catch (err) {
       throw this.down(`token endpoint ${url}`, err);
     }
-    const body = (await res.json().catch(() => ({}))) as Partial<TokenAnswer> & { error?: string; error_description?: string };
+    const body = (await res.json().catch(() => ({}))) as Partial<TokenAnswer> & {
+      error?: string;
+      error_description?: string;
+    };
     if (!res.ok || typeof body.access_token !== 'string') {
       const why = `${body.error ?? res.status}${body.error_description ? `: ${body.error_description}` : ''}`;
-      if (callerFault && res.status === 400 && (body.error === 'invalid_grant' || body.error === 'invalid_request' || body.error === 'invalid_target')) {
-        throw badRequest('SB_ERR_IDENTITY_TOKEN_REFUSED', `The OIDC issuer ${this.url} refused the token request (${why}); check the subject token and audience`);
+      if (
+        callerFault &&
+        res.status === 400 &&
+        (body.error === 'invalid_grant' || body.error === 'invalid_request' || body.error === 'invalid_target')
+      ) {
+        throw badRequest(
+          'SB_ERR_IDENTITY_TOKEN_REFUSED',
+          `The OIDC issuer ${this.url} refused the token request (${why}); check the subject token and audience`,
+        );
       }
-      throw badGateway('SB_ERR_IDENTITY_ISSUER_REFUSED', `The OIDC issuer ${this.url} refused the token request (${why}); check the credential provider's client_id and client_secret`);
+      throw badGateway(
+        'SB_ERR_IDENTITY_ISSUER_REFUSED',
+        `The OIDC issuer ${this.url} refused the token request (${why}); check the credential provider's client_id and client_secret`,
+      );
     }
     return body as TokenAnswer;
   }

@@ -10,12 +10,20 @@ import {
 
 /** A secret config value as stored: its Fernet token under ENCRYPTION_KEY. */
 type Sealed = { $fernet: string };
-const isSealed = (v: unknown): v is Sealed => Boolean(v && typeof v === 'object' && typeof (v as Sealed).$fernet === 'string');
+const isSealed = (v: unknown): v is Sealed =>
+  Boolean(v && typeof v === 'object' && typeof (v as Sealed).$fernet === 'string');
 
 function seal(fernet: Fernet, v: unknown): unknown {
   if (Array.isArray(v)) return v.map((x) => seal(fernet, x));
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, SECRET_CONFIG_KEYS.test(k) && (typeof x === 'string' || typeof x === 'number') ? { $fernet: fernet.encrypt(String(x)) } : seal(fernet, x)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        SECRET_CONFIG_KEYS.test(k) && (typeof x === 'string' || typeof x === 'number')
+          ? { $fernet: fernet.encrypt(String(x)) }
+          : seal(fernet, x),
+      ]),
+    );
   }
   return v;
 }
@@ -44,7 +52,11 @@ export class IdentityRecords {
   private readonly providers: Collection<CredentialProvider>;
   private readonly workloads: Collection<WorkloadIdentity>;
 
-  constructor(store: Store, instance: string, private readonly fernet: Fernet) {
+  constructor(
+    store: Store,
+    instance: string,
+    private readonly fernet: Fernet,
+  ) {
     this.providers = store.collection<CredentialProvider>(`identity_oidc_credential_providers:${instance}`);
     this.workloads = store.collection<WorkloadIdentity>(`identity_oidc_workloads:${instance}`);
   }
@@ -55,7 +67,13 @@ export class IdentityRecords {
 
   async createProvider(req: CreateCredentialProviderRequest): Promise<CredentialProvider | undefined> {
     const t = new Date().toISOString();
-    const p: CredentialProvider = { name: req.name, provider_type: req.provider_type, config: seal(this.fernet, req.config ?? {}) as Record<string, unknown>, created_at: t, updated_at: t };
+    const p: CredentialProvider = {
+      name: req.name,
+      provider_type: req.provider_type,
+      config: seal(this.fernet, req.config ?? {}) as Record<string, unknown>,
+      created_at: t,
+      updated_at: t,
+    };
     if (!(await this.providers.setIfAbsent(p.name, p))) return undefined;
     return this.shown(p);
   }
@@ -80,7 +98,11 @@ export class IdentityRecords {
   async updateProvider(name: string, config: Record<string, unknown>): Promise<CredentialProvider | undefined> {
     const p = await this.providers.get(name);
     if (!p) return undefined;
-    const next: CredentialProvider = { ...p, config: seal(this.fernet, config) as Record<string, unknown>, updated_at: new Date().toISOString() };
+    const next: CredentialProvider = {
+      ...p,
+      config: seal(this.fernet, config) as Record<string, unknown>,
+      updated_at: new Date().toISOString(),
+    };
     await this.providers.set(name, next);
     return this.shown(next);
   }

@@ -1,6 +1,16 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type CryptoKey, type KeyObject } from 'jose';
+import {
+  SignJWT,
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JWK,
+  type CryptoKey,
+  type KeyObject,
+} from 'jose';
 
 /** Under DATA_DIR, mode 0600: the private key that signs workload tokens. */
 export const WORKLOAD_KEY_FILE = 'workload-signing-key.json';
@@ -20,7 +30,11 @@ export interface WorkloadClaims {
  * key), published as a public JWK by kid.
  */
 export class WorkloadKeys {
-  private loaded?: Promise<{ priv: CryptoKey | KeyObject | Uint8Array; pub: CryptoKey | KeyObject | Uint8Array; jwk: JWK }>;
+  private loaded?: Promise<{
+    priv: CryptoKey | KeyObject | Uint8Array;
+    pub: CryptoKey | KeyObject | Uint8Array;
+    jwk: JWK;
+  }>;
 
   constructor(private readonly dataDir: string) {}
 
@@ -30,7 +44,8 @@ export class WorkloadKeys {
     try {
       priv = JSON.parse(readFileSync(file, 'utf8')) as JWK;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`Cannot read the workload signing key ${file}: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`Cannot read the workload signing key ${file}: ${(err as Error).message}`);
       const { privateKey } = await generateKeyPair(ALG, { extractable: true });
       const made = await exportJWK(privateKey);
       made.kid = await calculateJwkThumbprint(made);

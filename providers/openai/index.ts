@@ -29,7 +29,8 @@ type Client = import('openai').default;
 export const openaiLlm: ProviderFactory<LlmProvider> = {
   type: 'openai',
   kind: 'llm',
-  description: 'Any OpenAI-compatible server through the official openai SDK (options or OPENAI_BASE_URL / OPENAI_API_KEY)',
+  description:
+    'Any OpenAI-compatible server through the official openai SDK (options or OPENAI_BASE_URL / OPENAI_API_KEY)',
   create: (name, raw) => {
     const o = options(raw, process.env);
     let client: Client | undefined;
@@ -37,7 +38,12 @@ export const openaiLlm: ProviderFactory<LlmProvider> = {
       if (!client) {
         const { default: OpenAI } = await import('openai');
         // Retries are the caller's decision (an agent loop, a user): the gateway answers fast and says why.
-        client = new OpenAI({ apiKey: o.api_key ?? 'unset', baseURL: o.base_url, timeout: o.timeout_ms, maxRetries: 0 });
+        client = new OpenAI({
+          apiKey: o.api_key ?? 'unset',
+          baseURL: o.base_url,
+          timeout: o.timeout_ms,
+          maxRetries: 0,
+        });
       }
       return client;
     };
@@ -50,7 +56,9 @@ export const openaiLlm: ProviderFactory<LlmProvider> = {
       capabilities: { streaming: true, tools: true, models: true, embeddings: true },
       async complete(req, opts) {
         try {
-          const res = await (await sdk()).chat.completions.create(toOpenAiBody(req, o.model) as never, { signal: opts?.signal });
+          const res = await (await sdk()).chat.completions.create(toOpenAiBody(req, o.model) as never, {
+            signal: opts?.signal,
+          });
           return fromOpenAiResponse(res as never);
         } catch (err) {
           throw fail(err);
@@ -59,7 +67,12 @@ export const openaiLlm: ProviderFactory<LlmProvider> = {
       async *stream(req: CompletionRequest, opts?: { signal?: AbortSignal }): AsyncIterable<LlmStreamEvent> {
         let stream: AsyncIterable<Record<string, unknown>>;
         try {
-          stream = (await (await sdk()).chat.completions.create({ ...toOpenAiBody(req, o.model), stream: true, stream_options: { include_usage: true } } as never, { signal: opts?.signal })) as never;
+          stream = (await (
+            await sdk()
+          ).chat.completions.create(
+            { ...toOpenAiBody(req, o.model), stream: true, stream_options: { include_usage: true } } as never,
+            { signal: opts?.signal },
+          )) as never;
         } catch (err) {
           throw fail(err);
         }
@@ -72,10 +85,18 @@ export const openaiLlm: ProviderFactory<LlmProvider> = {
             if (typeof chunk.model === 'string') model = chunk.model;
             const u = chunk.usage as { prompt_tokens?: number; completion_tokens?: number } | null | undefined;
             if (u) usage = { input_tokens: u.prompt_tokens ?? 0, output_tokens: u.completion_tokens ?? 0 };
-            for (const choice of (chunk.choices as Array<{ delta?: Record<string, unknown>; finish_reason?: string | null }>) ?? []) {
+            for (const choice of (chunk.choices as Array<{
+              delta?: Record<string, unknown>;
+              finish_reason?: string | null;
+            }>) ?? []) {
               const delta = choice.delta ?? {};
-              if (typeof delta.content === 'string' && delta.content) yield { type: 'content_delta', delta: delta.content };
-              for (const tc of (delta.tool_calls as Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>) ?? []) {
+              if (typeof delta.content === 'string' && delta.content)
+                yield { type: 'content_delta', delta: delta.content };
+              for (const tc of (delta.tool_calls as Array<{
+                index: number;
+                id?: string;
+                function?: { name?: string; arguments?: string };
+              }>) ?? []) {
                 let call = calls.get(tc.index);
                 if (!call) {
                   call = { id: tc.id ?? `call_${tc.index}`, name: tc.function?.name ?? '', args: '' };
@@ -93,7 +114,8 @@ export const openaiLlm: ProviderFactory<LlmProvider> = {
         } catch (err) {
           throw fail(err);
         }
-        for (const call of calls.values()) yield { type: 'tool_use_complete', id: call.id, name: call.name, input: parseArgs(call.args) };
+        for (const call of calls.values())
+          yield { type: 'tool_use_complete', id: call.id, name: call.name, input: parseArgs(call.args) };
         yield { type: 'message_stop', stop_reason: STOP_REASONS[stop ?? 'stop'] ?? stop ?? 'end_turn', model };
         yield { type: 'metadata', usage: usage ?? { input_tokens: 0, output_tokens: 0 } };
       },

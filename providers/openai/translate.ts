@@ -11,7 +11,12 @@ export function toOpenAiMessages(req: CompletionRequest): OaMessage[] {
     if (m.role === 'system') out.push({ role: 'system', content: m.content });
     else if (m.role === 'assistant') {
       const msg: OaMessage = { role: 'assistant', content: m.content || null };
-      if (m.tool_calls?.length) msg.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
+      if (m.tool_calls?.length)
+        msg.tool_calls = m.tool_calls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: JSON.stringify(c.input) },
+        }));
       out.push(msg);
     } else {
       for (const r of m.tool_results ?? []) out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: r.content });
@@ -34,7 +39,10 @@ export function toOpenAiToolChoice(choice: Record<string, unknown> | undefined):
       return 'none';
     case 'tool':
     case 'function':
-      return { type: 'function', function: { name: String(choice.name ?? (choice.function as { name?: string } | undefined)?.name) } };
+      return {
+        type: 'function',
+        function: { name: String(choice.name ?? (choice.function as { name?: string } | undefined)?.name) },
+      };
     default:
       return undefined;
   }
@@ -42,7 +50,11 @@ export function toOpenAiToolChoice(choice: Record<string, unknown> | undefined):
 
 export function toOpenAiBody(req: CompletionRequest, model: string): Record<string, unknown> {
   const body: Record<string, unknown> = { model: req.model ?? model, messages: toOpenAiMessages(req) };
-  if (req.tools?.length) body.tools = req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.input_schema } }));
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description ?? '', parameters: t.input_schema },
+    }));
   const choice = toOpenAiToolChoice(req.tool_choice);
   if (choice !== undefined && req.tools?.length) body.tool_choice = choice;
   if (req.max_tokens !== undefined) body.max_tokens = req.max_tokens;
@@ -50,17 +62,33 @@ export function toOpenAiBody(req: CompletionRequest, model: string): Record<stri
   return body;
 }
 
-export const STOP_REASONS: Record<string, string> = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'content_filter' };
-
+export const STOP_REASONS: Record<string, string> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'content_filter',
+};
 
 interface OaChoice {
-  message: { content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
+  message: {
+    content?: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  };
   finish_reason?: string | null;
 }
 
-export function fromOpenAiResponse(res: { model: string; choices: OaChoice[]; usage?: { prompt_tokens?: number; completion_tokens?: number } | null }): CompletionResponse {
+export function fromOpenAiResponse(res: {
+  model: string;
+  choices: OaChoice[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}): CompletionResponse {
   const choice = res.choices[0];
-  const tool_calls: ToolCall[] = (choice?.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, input: parseArgs(c.function.arguments) }));
+  const tool_calls: ToolCall[] = (choice?.message.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    name: c.function.name,
+    input: parseArgs(c.function.arguments),
+  }));
   return {
     content: choice?.message.content ?? '',
     model: res.model,

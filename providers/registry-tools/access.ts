@@ -32,7 +32,10 @@ export function remoteLink(url: string, token: string | undefined): RegistryLink
     fetch: (u, init) => fetch(u, init),
     callerToken: async (h: RequestHeaders) => bearerOf(h['x-authorization']),
     tokenFor: async () => {
-      if (!token) throw new ToolAccessDenied(`The remote registry ${base} needs a token: send X-Authorization: Bearer <registry token>, or set the provider's 'token' option`);
+      if (!token)
+        throw new ToolAccessDenied(
+          `The remote registry ${base} needs a token: send X-Authorization: Bearer <registry token>, or set the provider's 'token' option`,
+        );
       return token;
     },
   };
@@ -43,7 +46,12 @@ export function remoteLink(url: string, token: string | undefined): RegistryLink
  * first (its scopes apply as they are); otherwise the principal mapping
  * decides, and no match is a refusal, never a pass.
  */
-export async function tokenFor(link: RegistryLink, map: PrincipalScopes, caller: ToolCaller | undefined, remote: boolean): Promise<string> {
+export async function tokenFor(
+  link: RegistryLink,
+  map: PrincipalScopes,
+  caller: ToolCaller | undefined,
+  remote: boolean,
+): Promise<string> {
   const own = caller ? await link.callerToken(caller.headers) : undefined;
   if (own) return own;
   if (remote) return link.tokenFor('', []);

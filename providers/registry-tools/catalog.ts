@@ -32,14 +32,21 @@ export interface CatalogView {
 /** The server's name in tool names and gateway URLs: its registry path without the leading slash. */
 export const serverName = (path: string) => path.replace(/^\/+/, '');
 
-const health = (s: ServerDetail): McpServer['health'] => (s.health_status === 'healthy' ? 'healthy' : s.health_status === 'unknown' ? 'unknown' : 'unhealthy');
+const health = (s: ServerDetail): McpServer['health'] =>
+  s.health_status === 'healthy' ? 'healthy' : s.health_status === 'unknown' ? 'unknown' : 'unhealthy';
 
 export function serverView(s: ServerDetail): McpServer {
-  return { name: serverName(s.path), url: s.proxy_pass_url ?? '', config: { description: s.description, enabled: s.is_enabled, tags: s.tags, num_tools: s.tools.length }, health: health(s) };
+  return {
+    name: serverName(s.path),
+    url: s.proxy_pass_url ?? '',
+    config: { description: s.description, enabled: s.is_enabled, tags: s.tags, num_tools: s.tools.length },
+    health: health(s),
+  };
 }
 
 /** Tools come from servers that are enabled, healthy and not held for security review. */
-const usable = (s: ServerDetail) => s.is_enabled && s.health_status === 'healthy' && !s.tags.includes('security-pending');
+const usable = (s: ServerDetail) =>
+  s.is_enabled && s.health_status === 'healthy' && !s.tags.includes('security-pending');
 
 /**
  * What the registry shows one caller (its visibility rules applied by the
@@ -72,20 +79,39 @@ export class RegistryCatalog {
     const link = this.link();
     let res: Response;
     try {
-      res = await link.fetch(`${link.baseUrl}/api/server_details/all`, { headers: { authorization: `Bearer ${token}` } });
+      res = await link.fetch(`${link.baseUrl}/api/server_details/all`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
     } catch (err) {
-      throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', `The registry at ${link.baseUrl} cannot be reached: ${(err as Error).message}`, err);
+      throw unavailable(
+        'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
+        `The registry at ${link.baseUrl} cannot be reached: ${(err as Error).message}`,
+        err,
+      );
     }
-    if (res.status === 401 || res.status === 403) throw new ToolAccessDenied(`The registry refused to list servers for this caller (${res.status}): ${await res.text()}`);
-    if (!res.ok) throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', `The registry at ${link.baseUrl} answered ${res.status} to the server listing`);
-    const servers = Object.values((await res.json()) as Record<string, ServerDetail>).sort((a, b) => a.path.localeCompare(b.path));
+    if (res.status === 401 || res.status === 403)
+      throw new ToolAccessDenied(
+        `The registry refused to list servers for this caller (${res.status}): ${await res.text()}`,
+      );
+    if (!res.ok)
+      throw unavailable(
+        'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
+        `The registry at ${link.baseUrl} answered ${res.status} to the server listing`,
+      );
+    const servers = Object.values((await res.json()) as Record<string, ServerDetail>).sort((a, b) =>
+      a.path.localeCompare(b.path),
+    );
     const tools = new Map<string, CatalogTool>();
     const ambiguous = new Map<string, CatalogTool[]>();
     for (const s of servers.filter(usable)) {
       const server = serverName(s.path);
       for (const t of s.tools) {
         const name = qualify(server, t.name);
-        const entry: CatalogTool = { server, remote: t.name, tool: { name, description: t.description ?? '', input_schema: t.inputSchema ?? { type: 'object' } } };
+        const entry: CatalogTool = {
+          server,
+          remote: t.name,
+          tool: { name, description: t.description ?? '', input_schema: t.inputSchema ?? { type: 'object' } },
+        };
         const taken = tools.get(name);
         if (taken) ambiguous.set(name, [...(ambiguous.get(name) ?? [taken]), entry]);
         else tools.set(name, entry);

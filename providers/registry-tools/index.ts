@@ -1,7 +1,15 @@
 import { badRequest, conflict, notFound, unavailable } from '../../core/errors.ts';
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
 import type { RegistryLink } from '../../core/registry-link.ts';
-import { ToolAccessDenied, type McpServer, type Tool, type ToolCaller, type ToolMatch, type ToolsCapabilities, type ToolsProvider } from '../../core/primitives/tools.ts';
+import {
+  ToolAccessDenied,
+  type McpServer,
+  type Tool,
+  type ToolCaller,
+  type ToolMatch,
+  type ToolsCapabilities,
+  type ToolsProvider,
+} from '../../core/primitives/tools.ts';
 import { McpClientPool } from '../mcp/client-pool.ts';
 import { lexicalScore } from '../noop/tools.ts';
 import { remoteLink, tokenFor, type PrincipalScopes } from './access.ts';
@@ -9,7 +17,14 @@ import { RegistryCatalog, serverName, serverView, type CatalogTool } from './cat
 import { SEPARATOR } from './names.ts';
 import { StandaloneTools } from './standalone.ts';
 
-const CAPABILITIES: ToolsCapabilities = { register: true, search: true, invoke: true, servers: true, search_mode: 'lexical', qualified_names: `{server}${SEPARATOR}{tool}` };
+const CAPABILITIES: ToolsCapabilities = {
+  register: true,
+  search: true,
+  invoke: true,
+  servers: true,
+  search_mode: 'lexical',
+  qualified_names: `{server}${SEPARATOR}{tool}`,
+};
 
 interface Options {
   url?: string;
@@ -21,11 +36,18 @@ interface Options {
 
 function readOptions(o: Record<string, unknown>): Options {
   const bad = (key: string, want: string) => new Error(`option '${key}' must be ${want}`);
-  if (o.url !== undefined && (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url))) throw bad('url', 'an http(s) URL');
+  if (o.url !== undefined && (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url)))
+    throw bad('url', 'an http(s) URL');
   if (o.token !== undefined && typeof o.token !== 'string') throw bad('token', 'a string');
-  for (const k of ['timeout_seconds', 'catalog_ttl_seconds'] as const) if (o[k] !== undefined && !(typeof o[k] === 'number' && o[k] >= 0)) throw bad(k, 'a number of seconds');
+  for (const k of ['timeout_seconds', 'catalog_ttl_seconds'] as const)
+    if (o[k] !== undefined && !(typeof o[k] === 'number' && o[k] >= 0)) throw bad(k, 'a number of seconds');
   const map = o.principal_scopes;
-  if (map !== undefined && (typeof map !== 'object' || map === null || Object.values(map).some((v) => !Array.isArray(v) || v.some((s) => typeof s !== 'string')))) {
+  if (
+    map !== undefined &&
+    (typeof map !== 'object' ||
+      map === null ||
+      Object.values(map).some((v) => !Array.isArray(v) || v.some((s) => typeof s !== 'string')))
+  ) {
     throw bad('principal_scopes', 'an object of principal id (or group:<name>) -> list of scope names');
   }
   return o as Options;
@@ -43,7 +65,8 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
   type: 'registry',
   kind: 'tools',
   autoInstance: true,
-  description: 'Tools of the registered, enabled, healthy MCP servers of a registry, called through its MCP gateway under the caller\'s registry scopes',
+  description:
+    "Tools of the registered, enabled, healthy MCP servers of a registry, called through its MCP gateway under the caller's registry scopes",
   // The in-process registry is there whenever this process serves the registry surface.
   enginePresent: (ctx) => ctx.surfaces?.includes('registry') === true,
   preferred: (options, ctx) => typeof options.url === 'string' || ctx.surfaces?.includes('registry') === true,
@@ -52,7 +75,11 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
     const remote = opts.url ? remoteLink(opts.url, opts.token) : undefined;
     const link = (): RegistryLink => {
       const l = remote ?? ctx.services?.registry;
-      if (!l) throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', `The tools provider '${name}' needs the registry: this process does not serve the registry surface, so set the provider's 'url' option to a registry's address`);
+      if (!l)
+        throw unavailable(
+          'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
+          `The tools provider '${name}' needs the registry: this process does not serve the registry surface, so set the provider's 'url' option to a registry's address`,
+        );
       return l;
     };
     const map = opts.principal_scopes ?? {};
@@ -81,7 +108,10 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
       const view = await catalog.view(await token(caller));
       const readings = view.ambiguous.get(toolName);
       if (readings) {
-        throw conflict('SB_ERR_TOOLS_AMBIGUOUS', `Tool name '${toolName}' is ambiguous: it reads as ${readings.map((r) => `tool '${r.remote}' of server '${r.server}'`).join(' and as ')}; rename one of the servers`);
+        throw conflict(
+          'SB_ERR_TOOLS_AMBIGUOUS',
+          `Tool name '${toolName}' is ambiguous: it reads as ${readings.map((r) => `tool '${r.remote}' of server '${r.server}'`).join(' and as ')}; rename one of the servers`,
+        );
       }
       return view.tools.get(toolName);
     };
@@ -93,7 +123,11 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
       capabilities: CAPABILITIES,
 
       async register(tool: Tool) {
-        if (tool.name.includes(SEPARATOR)) throw badRequest('SB_ERR_TOOLS_INVALID_NAME', `Tool name '${tool.name}' contains '${SEPARATOR}', which separates server and tool in registry tool names; choose a name without it`);
+        if (tool.name.includes(SEPARATOR))
+          throw badRequest(
+            'SB_ERR_TOOLS_INVALID_NAME',
+            `Tool name '${tool.name}' contains '${SEPARATOR}', which separates server and tool in registry tool names; choose a name without it`,
+          );
         return standalone.put(tool);
       },
       async list(caller) {
@@ -118,14 +152,30 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
       },
       async invoke(toolName, params, caller) {
         if (!toolName.includes(SEPARATOR)) {
-          if (await standalone.get(toolName)) throw badRequest('SB_ERR_TOOLS_NOT_INVOCABLE', `Tool '${toolName}' is a catalogue record with no MCP server behind it; register its server (POST /api/v1/tools/servers) and call it as {server}${SEPARATOR}{tool}`);
+          if (await standalone.get(toolName))
+            throw badRequest(
+              'SB_ERR_TOOLS_NOT_INVOCABLE',
+              `Tool '${toolName}' is a catalogue record with no MCP server behind it; register its server (POST /api/v1/tools/servers) and call it as {server}${SEPARATOR}{tool}`,
+            );
           throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${toolName}' not found`);
         }
         const hit = await find(toolName, caller);
-        if (!hit) throw notFound('SB_ERR_TOOLS_NOT_FOUND', `Tool '${toolName}' not found among the enabled, healthy registry servers this caller can see`);
+        if (!hit)
+          throw notFound(
+            'SB_ERR_TOOLS_NOT_FOUND',
+            `Tool '${toolName}' not found among the enabled, healthy registry servers this caller can see`,
+          );
         const bearer = await token(caller);
         const l = link();
-        const result = await pools().call({ key: `${bearer}\n${hit.server}`, url: `${l.baseUrl}/${hit.server}/mcp`, headers: { authorization: `Bearer ${bearer}` } }, hit.remote, params);
+        const result = await pools().call(
+          {
+            key: `${bearer}\n${hit.server}`,
+            url: `${l.baseUrl}/${hit.server}/mcp`,
+            headers: { authorization: `Bearer ${bearer}` },
+          },
+          hit.remote,
+          params,
+        );
         return { tool_name: toolName, result, status: 'success' as const };
       },
       async listServers(caller) {
@@ -142,19 +192,36 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
         const res = await l.fetch(`${l.baseUrl}/api/servers/register`, {
           method: 'POST',
           headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ ...rest, name: req.name, path: `/${req.name}`, proxy_pass_url: req.url, description: typeof description === 'string' && description ? description : `MCP server ${req.name}` }),
+          body: JSON.stringify({
+            ...rest,
+            name: req.name,
+            path: `/${req.name}`,
+            proxy_pass_url: req.url,
+            description: typeof description === 'string' && description ? description : `MCP server ${req.name}`,
+          }),
         });
-        if (res.status === 401 || res.status === 403) throw new ToolAccessDenied(`The registry refused the registration: ${await res.text()}`);
-        if (res.status === 409) throw conflict('SB_ERR_TOOLS_SERVER_EXISTS', `MCP server '${req.name}' is already registered`);
+        if (res.status === 401 || res.status === 403)
+          throw new ToolAccessDenied(`The registry refused the registration: ${await res.text()}`);
+        if (res.status === 409)
+          throw conflict('SB_ERR_TOOLS_SERVER_EXISTS', `MCP server '${req.name}' is already registered`);
         if (res.status >= 400 && res.status < 500) {
           const body = (await res.json().catch(() => ({}))) as { detail?: unknown };
-          throw badRequest('SB_ERR_TOOLS_SERVER_INVALID', `The registry refused the server: ${typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail)}`);
+          throw badRequest(
+            'SB_ERR_TOOLS_SERVER_INVALID',
+            `The registry refused the server: ${typeof body.detail === 'string' ? body.detail : JSON.stringify(body.detail)}`,
+          );
         }
-        if (!res.ok) throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', `The registry answered ${res.status} to the registration`);
+        if (!res.ok)
+          throw unavailable(
+            'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
+            `The registry answered ${res.status} to the registration`,
+          );
         catalog.invalidate();
         const shown = await provider.getServer(req.name, caller);
         // What the caller sent, minus anything secret (a credential goes to the registry, encrypted, and stays there).
-        const config = Object.fromEntries(Object.entries(req.config ?? {}).filter(([k]) => !/credential|secret|token|password|api_?key/i.test(k)));
+        const config = Object.fromEntries(
+          Object.entries(req.config ?? {}).filter(([k]) => !/credential|secret|token|password|api_?key/i.test(k)),
+        );
         return { name: req.name, url: req.url, config, health: shown?.health ?? 'unknown' };
       },
       async healthcheck() {

@@ -6,4 +6,3 @@
 export const SEPARATOR = '__';
 
 export const qualify = (server: string, tool: string) => `${server}${SEPARATOR}${tool}`;
-

@@ -1,11 +1,20 @@
-import type { ChatMessage, CompletionRequest, CompletionResponse, LlmProvider, LlmStreamEvent } from '../../core/primitives/llm.ts';
+import type {
+  ChatMessage,
+  CompletionRequest,
+  CompletionResponse,
+  LlmProvider,
+  LlmStreamEvent,
+} from '../../core/primitives/llm.ts';
 import { completionEvents } from '../../core/primitives/llm-events.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { loadScript, turnsOf, type ScriptEntry } from './script.ts';
 
 const isHuman = (m: ChatMessage) => m.role === 'user' && !(m.tool_results && m.tool_results.length > 0);
 
-function pick(script: ScriptEntry[], messages: ChatMessage[]): { entry: ScriptEntry; turn: number; human: string; toolResult: string } {
+function pick(
+  script: ScriptEntry[],
+  messages: ChatMessage[],
+): { entry: ScriptEntry; turn: number; human: string; toolResult: string } {
   let h = messages.length - 1;
   while (h >= 0 && !isHuman(messages[h])) h--;
   const human = h >= 0 ? messages[h].content : '';
@@ -16,7 +25,9 @@ function pick(script: ScriptEntry[], messages: ChatMessage[]): { entry: ScriptEn
     if (tr?.length) toolResult = tr.map((r) => r.content).join('\n');
     else if (messages[i].role === 'tool') toolResult = messages[i].content;
   }
-  const entry = script.find((e) => e.match !== undefined && new RegExp(e.match, 'i').test(human)) ?? script.find((e) => e.match === undefined);
+  const entry =
+    script.find((e) => e.match !== undefined && new RegExp(e.match, 'i').test(human)) ??
+    script.find((e) => e.match === undefined);
   if (!entry) throw new Error(`the script has no entry for "${human.slice(0, 80)}" and no default entry`);
   return { entry, turn, human, toolResult };
 }
@@ -48,7 +59,13 @@ export const scriptedLlm: ProviderFactory<LlmProvider> = {
       }));
       const content = fill(t.content ?? '');
       const prompt = req.messages.reduce((n, m) => n + words(m.content), words(req.system ?? ''));
-      return { content, model: req.model ?? model, stop_reason: t.stop_reason ?? (tool_calls.length ? 'tool_use' : 'end_turn'), tool_calls, usage: { prompt_tokens: prompt, completion_tokens: words(content) } };
+      return {
+        content,
+        model: req.model ?? model,
+        stop_reason: t.stop_reason ?? (tool_calls.length ? 'tool_use' : 'end_turn'),
+        tool_calls,
+        usage: { prompt_tokens: prompt, completion_tokens: words(content) },
+      };
     };
     return {
       name,

@@ -29,13 +29,20 @@ import YAML from 'yaml';
  * Provider options beside the script: `model`, `delay_ms` (before each answer)
  * and `chunk_delay_ms` (between streamed events).
  */
-const ScriptToolCall = Type.Object({ name: Type.String({ minLength: 1 }), input: Type.Optional(Type.Record(Type.String(), Type.Unknown())), id: Type.Optional(Type.String()) });
+const ScriptToolCall = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  input: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  id: Type.Optional(Type.String()),
+});
 const Turn = Type.Object({
   content: Type.Optional(Type.String()),
   tool_calls: Type.Optional(Type.Array(ScriptToolCall)),
   stop_reason: Type.Optional(Type.String()),
 });
-const Entry = Type.Intersect([Type.Object({ match: Type.Optional(Type.String()), turns: Type.Optional(Type.Array(Turn, { minItems: 1 })) }), Turn]);
+const Entry = Type.Intersect([
+  Type.Object({ match: Type.Optional(Type.String()), turns: Type.Optional(Type.Array(Turn, { minItems: 1 })) }),
+  Turn,
+]);
 export const Script = Type.Array(Entry, { minItems: 1 });
 export type ScriptTurn = Static<typeof Turn>;
 export type ScriptEntry = Static<typeof Entry>;
@@ -47,7 +54,8 @@ export function loadScript(options: Record<string, unknown>): ScriptEntry[] {
     const parsed = options.file.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
     raw = Array.isArray(parsed) ? parsed : (parsed as { responses?: unknown })?.responses;
   }
-  if (raw === undefined) throw new Error("the scripted provider needs option 'responses' (a list) or 'file' (a YAML/JSON script)");
+  if (raw === undefined)
+    throw new Error("the scripted provider needs option 'responses' (a list) or 'file' (a YAML/JSON script)");
   const first = Value.Errors(Script, raw).First();
   if (first) throw new Error(`script is invalid at ${first.path || '/'}: ${first.message}`);
   const entries = raw as ScriptEntry[];

@@ -41,11 +41,23 @@ export interface AgentAppOptions {
 }
 
 /** An app whose LLM replays `steps` and whose memory is the given provider type. */
-export async function agentApp(t: { teardown: (fn: () => unknown) => void }, opts: AgentAppOptions = {}): Promise<FastifyInstance> {
+export async function agentApp(
+  t: { teardown: (fn: () => unknown) => void },
+  opts: AgentAppOptions = {},
+): Promise<FastifyInstance> {
   // 'default': no memory configuration at all (noop mode picks the provider).
-  const memory = opts.memory && opts.memory !== 'none' && opts.memory !== 'default' ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } } : {};
-  const scripted = { default: 'scripted', instances: { scripted: { type: 'scripted', options: { responses: opts.script, delay_ms: opts.delay_ms ?? 0 } } } };
-  const stepped = { default: 'steps', instances: { steps: { type: 'test_steps', options: { steps: opts.steps ?? [{ content: 'ok' }] } } } };
+  const memory =
+    opts.memory && opts.memory !== 'none' && opts.memory !== 'default'
+      ? { memory: { default: opts.memory, instances: { [opts.memory]: { type: opts.memory } } } }
+      : {};
+  const scripted = {
+    default: 'scripted',
+    instances: { scripted: { type: 'scripted', options: { responses: opts.script, delay_ms: opts.delay_ms ?? 0 } } },
+  };
+  const stepped = {
+    default: 'steps',
+    instances: { steps: { type: 'test_steps', options: { steps: opts.steps ?? [{ content: 'ok' }] } } },
+  };
   const extra = (opts.config ?? {}) as { provider_packages?: string[]; providers?: Record<string, unknown> };
   const config = {
     ...extra,
@@ -64,7 +76,9 @@ export async function agentApp(t: { teardown: (fn: () => unknown) => void }, opt
 }
 
 /** What the step LLM was asked, in order. */
-export function llmRequests(app: FastifyInstance): Array<{ messages: Array<Record<string, unknown>>; tools?: Array<{ name: string }> }> {
+export function llmRequests(
+  app: FastifyInstance,
+): Array<{ messages: Array<Record<string, unknown>>; tools?: Array<{ name: string }> }> {
   return (app.sb.providers.get('llm') as unknown as { requests: never[] }).requests;
 }
 
@@ -87,7 +101,11 @@ export function parseSse(body: string): Ev[] {
 }
 
 /** Read SSE events from a live response until `stop` says so (then abort) or the stream ends. */
-export async function readSse(res: Response, stop: (ev: Ev, all: Ev[]) => boolean = () => false, abort?: AbortController): Promise<Ev[]> {
+export async function readSse(
+  res: Response,
+  stop: (ev: Ev, all: Ev[]) => boolean = () => false,
+  abort?: AbortController,
+): Promise<Ev[]> {
   const out: Ev[] = [];
   const reader = res.body!.getReader();
   const dec = new TextDecoder();

@@ -13,15 +13,19 @@ import { asUser } from '../helpers/registry-auth.ts';
  */
 const script = fileURLToPath(new URL('./reference_clients.py', import.meta.url));
 
-t.test('the reference clients\' requests parse as those clients expect', async (t) => {
+t.test("the reference clients' requests parse as those clients expect", async (t) => {
   const app = await makeApp(t);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const token = (await asUser(app, ['mcp-registry-admin'], 'compat-admin')).authorization.slice('Bearer '.length);
 
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile('python3', [script, base], { env: { ...process.env, SB_REGISTRY_TOKEN: token }, timeout: 240_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    execFile(
+      'python3',
+      [script, base],
+      { env: { ...process.env, SB_REGISTRY_TOKEN: token }, timeout: 240_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     ),
   );
   if (run.code !== 0) t.comment(`${run.stdout}\n${run.stderr}`);

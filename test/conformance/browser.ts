@@ -35,11 +35,25 @@ export async function browserSuite(t: Runner, opts: SuiteOptions<BrowserProvider
   const run = caseRunner(t, opts);
 
   await run(BROWSER_CASES.lifecycle, async (t, p) => {
-    const a = await p.startSession('alice', { session_id: 'conf-a', viewport: { width: 800, height: 600 }, config: { k: 'v' } });
-    t.match(a, { session_id: 'conf-a', owner_id: 'alice', status: 'active', viewport: { width: 800, height: 600 }, config: { k: 'v' } });
+    const a = await p.startSession('alice', {
+      session_id: 'conf-a',
+      viewport: { width: 800, height: 600 },
+      config: { k: 'v' },
+    });
+    t.match(a, {
+      session_id: 'conf-a',
+      owner_id: 'alice',
+      status: 'active',
+      viewport: { width: 800, height: 600 },
+      config: { k: 'v' },
+    });
     t.ok(!Number.isNaN(Date.parse(a.created_at)), 'created_at is a timestamp');
     await p.startSession('bob', { session_id: 'conf-b' });
-    t.same((await p.listSessions('alice')).map((s) => s.session_id), ['conf-a'], 'owner filter');
+    t.same(
+      (await p.listSessions('alice')).map((s) => s.session_id),
+      ['conf-a'],
+      'owner filter',
+    );
     t.same((await p.listSessions()).map((s) => s.session_id).sort(), ['conf-a', 'conf-b'], 'all sessions');
     t.equal((await p.getSession('conf-b'))?.owner_id, 'bob');
     t.equal(await p.getSession('nope'), undefined, 'unknown id is undefined');
@@ -116,7 +130,11 @@ export async function browserSuite(t: Runner, opts: SuiteOptions<BrowserProvider
     const s = await p.startSession('alice', {});
     await p.navigate(s.session_id, url);
     t.same(await p.evaluate(s.session_id, '1 + 2'), { result: 3 });
-    await t.rejects(p.evaluate(s.session_id, "(() => { throw new Error('boom in page') })()"), /boom in page/, "the page's error message");
+    await t.rejects(
+      p.evaluate(s.session_id, "(() => { throw new Error('boom in page') })()"),
+      /boom in page/,
+      "the page's error message",
+    );
   });
 
   await run(BROWSER_CASES.info, async (t, p) => {

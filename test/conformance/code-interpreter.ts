@@ -33,7 +33,10 @@ export async function codeInterpreterSuite(t: Runner, opts: CodeSuiteOptions): P
     t.match(s, { session_id: 'conf-1', status: 'active', language });
     t.ok(!Number.isNaN(Date.parse(s.created_at)), 'created_at is a timestamp');
     t.same(await p.getSession('conf-1'), s);
-    t.same((await p.listSessions()).map((x) => x.session_id), ['conf-1']);
+    t.same(
+      (await p.listSessions()).map((x) => x.session_id),
+      ['conf-1'],
+    );
     t.equal(await p.getSession('nope'), undefined);
     t.equal(await p.deleteSession('conf-1'), true);
     t.equal(await p.getSession('conf-1'), undefined);
@@ -73,7 +76,10 @@ export async function codeInterpreterSuite(t: Runner, opts: CodeSuiteOptions): P
     await p.execute(s.session_id, prog.print.code, prog.language);
     await p.execute(s.session_id, prog.fail, prog.language);
     const all = await p.history(s.session_id, 10);
-    t.same(all.map((e) => e.code), [prog.print.code, prog.fail]);
+    t.same(
+      all.map((e) => e.code),
+      [prog.print.code, prog.fail],
+    );
     t.equal(all[0].exit_code, 0);
     t.same((await p.history(s.session_id, 1)).length, 1, 'limit applies');
   });
@@ -95,8 +101,16 @@ export async function codeInterpreterSuite(t: Runner, opts: CodeSuiteOptions): P
     }
     if (p.capabilities.files !== true) {
       checked += 2;
-      await t.rejects(p.uploadFile(s.session_id, 'a.txt', Buffer.from('a')), { statusCode: 501 }, 'files is false, so upload is a 501');
-      await t.rejects(p.downloadFile(s.session_id, 'a.txt'), { statusCode: 501 }, 'files is false, so download is a 501');
+      await t.rejects(
+        p.uploadFile(s.session_id, 'a.txt', Buffer.from('a')),
+        { statusCode: 501 },
+        'files is false, so upload is a 501',
+      );
+      await t.rejects(
+        p.downloadFile(s.session_id, 'a.txt'),
+        { statusCode: 501 },
+        'files is false, so download is a 501',
+      );
     }
     t.comment(`${checked} unsupported operations checked`);
   });

@@ -23,17 +23,31 @@ const status = (err: unknown) => (err as { statusCode?: number }).statusCode;
 /** The evaluations suite: every evaluations provider runs it with its own runner and named skips. */
 export async function evaluationsSuite(t: Runner, opts: EvaluationsSuiteOptions): Promise<void> {
   const run = caseRunner(t, opts);
-  const typeFor = (p: EvaluationsProvider) => opts.evaluatorType ?? (p.capabilities.evaluator_types === 'any' ? 'numeric' : (p.capabilities.evaluator_types[0] ?? 'numeric'));
+  const typeFor = (p: EvaluationsProvider) =>
+    opts.evaluatorType ??
+    (p.capabilities.evaluator_types === 'any' ? 'numeric' : (p.capabilities.evaluator_types[0] ?? 'numeric'));
 
   await run(EVALUATIONS_CASES.evaluators, async (t, p) => {
     const type = typeFor(p);
-    const ev = await p.createEvaluator({ name: 'helpfulness', evaluator_type: type, config: { scale: 5 }, description: 'judge' });
+    const ev = await p.createEvaluator({
+      name: 'helpfulness',
+      evaluator_type: type,
+      config: { scale: 5 },
+      description: 'judge',
+    });
     t.match(ev, { name: 'helpfulness', evaluator_type: type, config: { scale: 5 }, description: 'judge' });
     t.ok(ev.evaluator_id.length > 0, 'evaluator_id assigned');
     t.same(await p.getEvaluator(ev.evaluator_id), ev);
-    t.same((await p.listEvaluators({ max_results: 100 })).evaluators.map((e) => e.evaluator_id), [ev.evaluator_id]);
+    t.same(
+      (await p.listEvaluators({ max_results: 100 })).evaluators.map((e) => e.evaluator_id),
+      [ev.evaluator_id],
+    );
     const upd = await p.updateEvaluator(ev.evaluator_id, { description: 'better judge' });
-    t.match(upd, { evaluator_id: ev.evaluator_id, name: 'helpfulness', config: { scale: 5 }, description: 'better judge' }, 'update keeps fields not given');
+    t.match(
+      upd,
+      { evaluator_id: ev.evaluator_id, name: 'helpfulness', config: { scale: 5 }, description: 'better judge' },
+      'update keeps fields not given',
+    );
     t.equal(await p.updateEvaluator('nope', { description: 'x' }), undefined, 'unknown update is undefined');
     t.equal(await p.deleteEvaluator(ev.evaluator_id), true);
     t.equal(await p.getEvaluator(ev.evaluator_id), undefined);
@@ -42,7 +56,11 @@ export async function evaluationsSuite(t: Runner, opts: EvaluationsSuiteOptions)
 
   await run(EVALUATIONS_CASES.paging, async (t, p) => {
     const made: string[] = [];
-    for (let i = 0; i < 5; i++) made.push((await p.createEvaluator({ name: `e${i}`, evaluator_type: typeFor(p), config: {}, description: '' })).evaluator_id);
+    for (let i = 0; i < 5; i++)
+      made.push(
+        (await p.createEvaluator({ name: `e${i}`, evaluator_type: typeFor(p), config: {}, description: '' }))
+          .evaluator_id,
+      );
     const seen: string[] = [];
     let token: string | undefined;
     let pages = 0;
@@ -67,22 +85,42 @@ export async function evaluationsSuite(t: Runner, opts: EvaluationsSuiteOptions)
 
   await run(EVALUATIONS_CASES.evaluate, async (t, p) => {
     const ev = await p.createEvaluator({ name: 'correct', evaluator_type: typeFor(p), config: {}, description: '' });
-    const out = await p.evaluate({ evaluator_id: ev.evaluator_id, target: 'trace-1', input_data: 'q', output_data: 'a', expected_output: 'a', metadata: { value: 1 } });
+    const out = await p.evaluate({
+      evaluator_id: ev.evaluator_id,
+      target: 'trace-1',
+      input_data: 'q',
+      output_data: 'a',
+      expected_output: 'a',
+      metadata: { value: 1 },
+    });
     t.equal(out.evaluator_id, ev.evaluator_id);
     t.equal(out.target, 'trace-1');
     t.ok(out.results.length >= 1, 'at least one result');
     t.equal(typeof out.placeholder, 'boolean');
-    for (const r of out.results) t.ok(typeof r.name === 'string' && typeof r.explanation === 'string', 'result has name and explanation');
+    for (const r of out.results)
+      t.ok(typeof r.name === 'string' && typeof r.explanation === 'string', 'result has name and explanation');
     t.equal((await p.evaluate({ evaluator_id: ev.evaluator_id })).target, null, 'no target is null');
   });
 
   await run(EVALUATIONS_CASES.scores, async (t, p) => {
-    const a = await p.createScore!({ name: 'accuracy', value: 0.9, trace_id: 'tr-1', data_type: 'NUMERIC', comment: 'good' });
+    const a = await p.createScore!({
+      name: 'accuracy',
+      value: 0.9,
+      trace_id: 'tr-1',
+      data_type: 'NUMERIC',
+      comment: 'good',
+    });
     const b = await p.createScore!({ name: 'tone', value: 'polite', trace_id: 'tr-2', data_type: 'CATEGORICAL' });
     t.match(a, { name: 'accuracy', value: 0.9, trace_id: 'tr-1', data_type: 'NUMERIC', comment: 'good' });
     t.same(await p.getScore!(a.score_id), a);
-    t.same((await p.listScores!({ trace_id: 'tr-2', page: 1, limit: 50 })).scores.map((s) => s.score_id), [b.score_id]);
-    t.same((await p.listScores!({ name: 'accuracy', page: 1, limit: 50 })).scores.map((s) => s.score_id), [a.score_id]);
+    t.same(
+      (await p.listScores!({ trace_id: 'tr-2', page: 1, limit: 50 })).scores.map((s) => s.score_id),
+      [b.score_id],
+    );
+    t.same(
+      (await p.listScores!({ name: 'accuracy', page: 1, limit: 50 })).scores.map((s) => s.score_id),
+      [a.score_id],
+    );
     t.equal(await p.deleteScore!(a.score_id), true);
     t.equal(await p.getScore!(a.score_id), undefined);
   });
@@ -98,7 +136,13 @@ export async function evaluationsSuite(t: Runner, opts: EvaluationsSuiteOptions)
 
   await run(EVALUATIONS_CASES.onlineConfigs, async (t, p) => {
     const ev = await p.createEvaluator({ name: 'live', evaluator_type: typeFor(p), config: {}, description: '' });
-    const cfg = await p.createOnlineConfig!({ name: 'sample-all', evaluator_ids: [ev.evaluator_id], sampling_rate: 0.5, description: '', config: {} });
+    const cfg = await p.createOnlineConfig!({
+      name: 'sample-all',
+      evaluator_ids: [ev.evaluator_id],
+      sampling_rate: 0.5,
+      description: '',
+      config: {},
+    });
     t.match(cfg, { name: 'sample-all', evaluator_ids: [ev.evaluator_id], sampling_rate: 0.5 });
     t.equal((await p.getOnlineConfig!(cfg.config_id))?.config_id, cfg.config_id);
     t.ok((await p.listOnlineConfigs!()).configs.some((c) => c.config_id === cfg.config_id));
@@ -110,14 +154,31 @@ export async function evaluationsSuite(t: Runner, opts: EvaluationsSuiteOptions)
     t.equal(typeof p.capabilities.scores, 'boolean', 'scores capability declared');
     t.equal(typeof p.capabilities.online_configs, 'boolean', 'online_configs capability declared');
     const optional: Array<[string, (() => Promise<unknown>) | undefined]> = [];
-    if (!p.capabilities.scores) optional.push(['createScore', p.createScore && (() => p.createScore!({ name: 'x', value: 1 }))]);
-    if (!p.capabilities.scores) optional.push(['listScores', p.listScores && (() => p.listScores!({ page: 1, limit: 10 }))]);
+    if (!p.capabilities.scores)
+      optional.push(['createScore', p.createScore && (() => p.createScore!({ name: 'x', value: 1 }))]);
+    if (!p.capabilities.scores)
+      optional.push(['listScores', p.listScores && (() => p.listScores!({ page: 1, limit: 10 }))]);
     if (!p.capabilities.online_configs) {
-      optional.push(['createOnlineConfig', p.createOnlineConfig && (() => p.createOnlineConfig!({ name: 'x', evaluator_ids: ['e'], sampling_rate: 1, description: '', config: {} }))]);
+      optional.push([
+        'createOnlineConfig',
+        p.createOnlineConfig &&
+          (() =>
+            p.createOnlineConfig!({ name: 'x', evaluator_ids: ['e'], sampling_rate: 1, description: '', config: {} })),
+      ]);
       optional.push(['listOnlineConfigs', p.listOnlineConfigs && (() => p.listOnlineConfigs!())]);
     }
     for (const [method, call] of optional) {
-      if (call) t.equal(status(await call().then(() => undefined, (err: unknown) => err)), 501, `${method} rejects with 501`);
+      if (call)
+        t.equal(
+          status(
+            await call().then(
+              () => undefined,
+              (err: unknown) => err,
+            ),
+          ),
+          501,
+          `${method} rejects with 501`,
+        );
       else t.equal((p as unknown as Record<string, unknown>)[method], undefined, `${method} is absent`);
     }
   });

@@ -9,7 +9,14 @@ export interface LlmSuiteOptions extends SuiteOptions<LlmProvider> {
   toolName?: string;
 }
 
-const STREAM_TYPES = new Set(['content_delta', 'tool_use_start', 'tool_use_delta', 'tool_use_complete', 'message_stop', 'metadata']);
+const STREAM_TYPES = new Set([
+  'content_delta',
+  'tool_use_start',
+  'tool_use_delta',
+  'tool_use_complete',
+  'message_stop',
+  'metadata',
+]);
 
 async function collect(it: AsyncIterable<LlmStreamEvent>): Promise<LlmStreamEvent[]> {
   const out: LlmStreamEvent[] = [];
@@ -33,8 +40,14 @@ export async function llmConformance(t: Runner, opts: LlmSuiteOptions): Promise<
 
   await it('the stream uses only spec-6 event types and ends with message_stop then metadata', async (t, llm) => {
     const events = await collect(llm.stream(opts.textRequest));
-    t.ok(events.every((e) => STREAM_TYPES.has(e.type)), 'only spec-6 types');
-    const text = events.filter((e) => e.type === 'content_delta').map((e) => (e as { delta: string }).delta).join('');
+    t.ok(
+      events.every((e) => STREAM_TYPES.has(e.type)),
+      'only spec-6 types',
+    );
+    const text = events
+      .filter((e) => e.type === 'content_delta')
+      .map((e) => (e as { delta: string }).delta)
+      .join('');
     t.ok(text.length > 0, 'text arrives in deltas');
     t.ok(events.some((e) => e.type === 'message_stop'));
     t.equal(events.at(-1)?.type, 'metadata');
@@ -51,7 +64,10 @@ export async function llmConformance(t: Runner, opts: LlmSuiteOptions): Promise<
     const complete = events.find((e) => e.type === 'tool_use_complete') as { id: string; input: unknown } | undefined;
     t.equal(start?.name, opts.toolName);
     t.equal(complete?.id, start?.id, 'complete names the started call');
-    const args = events.filter((e) => e.type === 'tool_use_delta' && e.id === start?.id).map((e) => (e as { delta: string }).delta).join('');
+    const args = events
+      .filter((e) => e.type === 'tool_use_delta' && e.id === start?.id)
+      .map((e) => (e as { delta: string }).delta)
+      .join('');
     t.same(JSON.parse(args || '{}'), complete?.input, 'argument deltas add up to the parsed input');
   });
 

@@ -43,7 +43,9 @@ export async function memoryConformance(t: Runner, opts: SuiteOptions<MemoryProv
     t.equal(p1.total, 7);
     t.equal(p1.records.length, 3);
     t.equal(p3.records.length, 1);
-    const keys = new Set([...p1.records, ...(await m.list('many', { limit: 3, offset: 3 })).records, ...p3.records].map((r) => r.key));
+    const keys = new Set(
+      [...p1.records, ...(await m.list('many', { limit: 3, offset: 3 })).records, ...p3.records].map((r) => r.key),
+    );
     t.equal(keys.size, 7, 'pages do not overlap');
   });
 
@@ -55,10 +57,26 @@ export async function memoryConformance(t: Runner, opts: SuiteOptions<MemoryProv
   });
 
   await it('search ranks the relevant record first and honours top_k and filters', async (t, m) => {
-    await m.store('kb', { key: 'cats', content: 'Cats are small domesticated carnivorous mammals that purr', metadata: { kind: 'animal' } });
-    await m.store('kb', { key: 'rust', content: 'Rust is a systems programming language focused on safety', metadata: { kind: 'tech' } });
-    await m.store('kb', { key: 'paris', content: 'Paris is the capital city of France on the Seine', metadata: { kind: 'place' } });
-    await m.store('kb', { key: 'dogs', content: 'Dogs are loyal domesticated mammals that bark', metadata: { kind: 'animal' } });
+    await m.store('kb', {
+      key: 'cats',
+      content: 'Cats are small domesticated carnivorous mammals that purr',
+      metadata: { kind: 'animal' },
+    });
+    await m.store('kb', {
+      key: 'rust',
+      content: 'Rust is a systems programming language focused on safety',
+      metadata: { kind: 'tech' },
+    });
+    await m.store('kb', {
+      key: 'paris',
+      content: 'Paris is the capital city of France on the Seine',
+      metadata: { kind: 'place' },
+    });
+    await m.store('kb', {
+      key: 'dogs',
+      content: 'Dogs are loyal domesticated mammals that bark',
+      metadata: { kind: 'animal' },
+    });
     const hits = await m.search('kb', { query: 'programming language safety', top_k: 2 });
     t.equal(hits[0]?.record.key, 'rust');
     t.ok(hits.length <= 2);
@@ -68,24 +86,44 @@ export async function memoryConformance(t: Runner, opts: SuiteOptions<MemoryProv
     const after = await m.search('kb', { query: 'capital France', top_k: 3 });
     t.equal(after[0]?.record.key, 'paris');
     await m.delete('kb', 'paris');
-    t.notOk((await m.search('kb', { query: 'capital France', top_k: 3 })).some((h) => h.record.key === 'paris'), 'deleted records leave the index');
+    t.notOk(
+      (await m.search('kb', { query: 'capital France', top_k: 3 })).some((h) => h.record.key === 'paris'),
+      'deleted records leave the index',
+    );
   });
 
   await it('events come back in order, turns are the last K', async (t, m) => {
-    for (let i = 0; i < 4; i++) await m.createEvent('alice', 's1', { messages: [{ role: 'user', text: `q${i}` }, { role: 'assistant', text: `a${i}` }] });
+    for (let i = 0; i < 4; i++)
+      await m.createEvent('alice', 's1', {
+        messages: [
+          { role: 'user', text: `q${i}` },
+          { role: 'assistant', text: `a${i}` },
+        ],
+      });
     const events = await m.listEvents('alice', 's1');
-    t.same(events.map((e) => e.messages[0].text), ['q0', 'q1', 'q2', 'q3']);
+    t.same(
+      events.map((e) => e.messages[0].text),
+      ['q0', 'q1', 'q2', 'q3'],
+    );
     const one = await m.getEvent('alice', 's1', events[1].event_id);
     t.equal(one?.messages[1].text, 'a1');
     const turns = await m.turns('alice', 's1', 2);
-    t.same(turns.map((x) => x.messages[0].text), ['q2', 'q3']);
+    t.same(
+      turns.map((x) => x.messages[0].text),
+      ['q2', 'q3'],
+    );
     t.equal(await m.deleteEvent('alice', 's1', events[0].event_id), true);
     t.equal((await m.listEvents('alice', 's1')).length, 3);
   });
 
   await it('actors and their sessions are listed with counts and last activity', async (t, m) => {
     await m.createEvent('bob', 'x', { messages: [{ role: 'user', text: 'hi' }] });
-    await m.createEvent('bob', 'y', { messages: [{ role: 'user', text: 'a' }, { role: 'assistant', text: 'b' }] });
+    await m.createEvent('bob', 'y', {
+      messages: [
+        { role: 'user', text: 'a' },
+        { role: 'assistant', text: 'b' },
+      ],
+    });
     await m.createEvent('carol', 'z', { messages: [{ role: 'user', text: 'yo' }] });
     t.ok((await m.actors()).includes('bob') && (await m.actors()).includes('carol'));
     const sessions = await m.sessions('bob');
@@ -96,21 +134,55 @@ export async function memoryConformance(t: Runner, opts: SuiteOptions<MemoryProv
   await it('a branch forks the conversation at an event', async (t, m) => {
     const e1 = await m.createEvent('dan', 's', { messages: [{ role: 'user', text: 'one' }] });
     await m.createEvent('dan', 's', { messages: [{ role: 'user', text: 'two' }] });
-    const b = await m.createBranch!('dan', 's', { name: 'alt', root_event_id: e1.event_id, messages: [{ role: 'user', text: 'two-prime' }] });
+    const b = await m.createBranch!('dan', 's', {
+      name: 'alt',
+      root_event_id: e1.event_id,
+      messages: [{ role: 'user', text: 'two-prime' }],
+    });
     t.match(b, { name: 'alt', root_event_id: e1.event_id });
-    t.same((await m.listEvents('dan', 's', { branch: 'alt' })).map((e) => e.messages[0].text), ['one', 'two-prime']);
-    t.same((await m.listEvents('dan', 's')).map((e) => e.messages[0].text), ['one', 'two'], 'the main line is unchanged');
-    t.same((await m.listBranches!('dan', 's')).map((x) => x.name), ['alt']);
-    await t.rejects(m.createBranch!('dan', 's', { name: 'alt', root_event_id: e1.event_id }), {}, 'a branch name is taken once per session');
-    await t.rejects(m.createBranch!('dan', 's', { name: 'nowhere', root_event_id: 'no-such-event' }), {}, 'forking needs an existing event');
+    t.same(
+      (await m.listEvents('dan', 's', { branch: 'alt' })).map((e) => e.messages[0].text),
+      ['one', 'two-prime'],
+    );
+    t.same(
+      (await m.listEvents('dan', 's')).map((e) => e.messages[0].text),
+      ['one', 'two'],
+      'the main line is unchanged',
+    );
+    t.same(
+      (await m.listBranches!('dan', 's')).map((x) => x.name),
+      ['alt'],
+    );
+    await t.rejects(
+      m.createBranch!('dan', 's', { name: 'alt', root_event_id: e1.event_id }),
+      {},
+      'a branch name is taken once per session',
+    );
+    await t.rejects(
+      m.createBranch!('dan', 's', { name: 'nowhere', root_event_id: 'no-such-event' }),
+      {},
+      'forking needs an existing event',
+    );
   });
 
   await it('memory resources and their strategies', async (t, m) => {
-    const r = await m.createResource!({ name: 'support', description: 'support bot memory', strategies: [{ name: 'facts', type: 'semantic', namespaces: ['facts'], config: {} }] });
+    const r = await m.createResource!({
+      name: 'support',
+      description: 'support bot memory',
+      strategies: [{ name: 'facts', type: 'semantic', namespaces: ['facts'], config: {} }],
+    });
     t.equal(r.strategies.length, 1);
     t.match(await m.getResource!(r.memory_id), { name: 'support' });
-    const s = await m.addStrategy!(r.memory_id, { name: 'summary', type: 'summary', namespaces: ['sum'], config: { max: 3 } });
-    t.same((await m.listStrategies!(r.memory_id)).map((x) => x.name), ['facts', 'summary']);
+    const s = await m.addStrategy!(r.memory_id, {
+      name: 'summary',
+      type: 'summary',
+      namespaces: ['sum'],
+      config: { max: 3 },
+    });
+    t.same(
+      (await m.listStrategies!(r.memory_id)).map((x) => x.name),
+      ['facts', 'summary'],
+    );
     t.equal(await m.deleteStrategy!(r.memory_id, s.strategy_id), true);
     t.equal((await m.listResources!()).length, 1);
     t.equal(await m.deleteResource!(r.memory_id), true);

@@ -11,7 +11,7 @@ export const OBSERVABILITY_CASES = {
   generations: 'generations: ingest and list filtered by trace',
   scores: 'trace scores: ingest and list filtered by trace and name',
   sessions: 'sessions are derived from traces with a session_id',
-  sessionsPerUser: 'a session id reused by two users: the user filter counts only that user\'s traces',
+  sessionsPerUser: "a session id reused by two users: the user filter counts only that user's traces",
   unsupported: 'capabilities declared false have no method or reject with 501',
 } as const;
 
@@ -56,17 +56,43 @@ export async function observabilitySuite(t: Runner, opts: SuiteOptions<Observabi
   });
 
   await run(OBSERVABILITY_CASES.listFilters, async (t, p) => {
-    await p.ingestTrace({ trace_id: 't1', name: 'a', user_id: 'alice', session_id: 's1', tags: ['x'], timestamp: '2026-01-01T00:00:01.000Z' });
-    await p.ingestTrace({ trace_id: 't2', name: 'b', user_id: 'bob', session_id: 's2', tags: ['y'], timestamp: '2026-01-01T00:00:02.000Z' });
-    await p.ingestTrace({ trace_id: 't3', name: 'a', user_id: 'alice', session_id: 's1', tags: ['x', 'y'], timestamp: '2026-01-01T00:00:03.000Z' });
-    const ids = async (q: Record<string, string>) => (await p.listTraces!({ limit: 50, offset: 0, ...q })).traces.map((x) => x.trace_id);
+    await p.ingestTrace({
+      trace_id: 't1',
+      name: 'a',
+      user_id: 'alice',
+      session_id: 's1',
+      tags: ['x'],
+      timestamp: '2026-01-01T00:00:01.000Z',
+    });
+    await p.ingestTrace({
+      trace_id: 't2',
+      name: 'b',
+      user_id: 'bob',
+      session_id: 's2',
+      tags: ['y'],
+      timestamp: '2026-01-01T00:00:02.000Z',
+    });
+    await p.ingestTrace({
+      trace_id: 't3',
+      name: 'a',
+      user_id: 'alice',
+      session_id: 's1',
+      tags: ['x', 'y'],
+      timestamp: '2026-01-01T00:00:03.000Z',
+    });
+    const ids = async (q: Record<string, string>) =>
+      (await p.listTraces!({ limit: 50, offset: 0, ...q })).traces.map((x) => x.trace_id);
     t.same(await ids({}), ['t3', 't2', 't1'], 'newest first');
     t.same(await ids({ user_id: 'alice' }), ['t3', 't1']);
     t.same(await ids({ session_id: 's2' }), ['t2']);
     t.same(await ids({ name: 'a' }), ['t3', 't1']);
     t.same(await ids({ tag: 'y' }), ['t3', 't2']);
     const page = await p.listTraces!({ limit: 1, offset: 1 });
-    t.same(page.traces.map((x) => x.trace_id), ['t2'], 'offset and limit');
+    t.same(
+      page.traces.map((x) => x.trace_id),
+      ['t2'],
+      'offset and limit',
+    );
     t.equal(page.total, 3, 'total counts every match');
   });
 
@@ -77,16 +103,36 @@ export async function observabilitySuite(t: Runner, opts: SuiteOptions<Observabi
     t.ok(a.log_id.length > 0);
     const forTrace = await p.listLogs!({ trace_id: 'lt', limit: 50, offset: 0 });
     t.equal(forTrace.total, 2);
-    t.same(forTrace.logs.map((l) => l.message), ['boom', 'started'], 'newest first');
-    t.same((await p.listLogs!({ level: 'error', limit: 50, offset: 0 })).logs.map((l) => l.message), ['boom']);
+    t.same(
+      forTrace.logs.map((l) => l.message),
+      ['boom', 'started'],
+      'newest first',
+    );
+    t.same(
+      (await p.listLogs!({ level: 'error', limit: 50, offset: 0 })).logs.map((l) => l.message),
+      ['boom'],
+    );
   });
 
   await run(OBSERVABILITY_CASES.generations, async (t, p) => {
-    const g = await p.ingestGeneration!({ trace_id: 'gt', name: 'llm', model: 'm1', input: 'q', output: 'a', usage: { prompt_tokens: 3, completion_tokens: 5 }, metadata: {} });
+    const g = await p.ingestGeneration!({
+      trace_id: 'gt',
+      name: 'llm',
+      model: 'm1',
+      input: 'q',
+      output: 'a',
+      usage: { prompt_tokens: 3, completion_tokens: 5 },
+      metadata: {},
+    });
     await p.ingestGeneration!({ trace_id: 'other', name: 'llm', metadata: {} });
     const list = await p.listGenerations!({ trace_id: 'gt', limit: 50, offset: 0 });
     t.equal(list.total, 1);
-    t.match(list.generations[0], { generation_id: g.generation_id, trace_id: 'gt', model: 'm1', usage: { prompt_tokens: 3, completion_tokens: 5 } });
+    t.match(list.generations[0], {
+      generation_id: g.generation_id,
+      trace_id: 'gt',
+      model: 'm1',
+      usage: { prompt_tokens: 3, completion_tokens: 5 },
+    });
   });
 
   await run(OBSERVABILITY_CASES.scores, async (t, p) => {
@@ -104,33 +150,80 @@ export async function observabilitySuite(t: Runner, opts: SuiteOptions<Observabi
     await p.ingestTrace({ trace_id: 'b1', session_id: 'sb', user_id: 'bob', timestamp: '2026-01-01T00:00:03.000Z' });
     await p.ingestTrace({ trace_id: 'n1' });
     const list = await p.listSessions!({ limit: 50, offset: 0 });
-    t.same(list.sessions.map((s) => s.session_id), ['sa', 'sb'], 'most recent activity first; traces without a session are not sessions');
-    t.match(list.sessions[0], { trace_count: 2, user_id: 'alice', first_seen: '2026-01-01T00:00:01.000Z', last_activity: '2026-01-01T00:00:05.000Z' });
-    t.same((await p.listSessions!({ user_id: 'bob', limit: 50, offset: 0 })).sessions.map((s) => s.session_id), ['sb']);
+    t.same(
+      list.sessions.map((s) => s.session_id),
+      ['sa', 'sb'],
+      'most recent activity first; traces without a session are not sessions',
+    );
+    t.match(list.sessions[0], {
+      trace_count: 2,
+      user_id: 'alice',
+      first_seen: '2026-01-01T00:00:01.000Z',
+      last_activity: '2026-01-01T00:00:05.000Z',
+    });
+    t.same(
+      (await p.listSessions!({ user_id: 'bob', limit: 50, offset: 0 })).sessions.map((s) => s.session_id),
+      ['sb'],
+    );
     const detail = await p.getSession!('sa');
-    t.same(detail?.traces.map((x) => x.trace_id), ['a2', 'a1']);
+    t.same(
+      detail?.traces.map((x) => x.trace_id),
+      ['a2', 'a1'],
+    );
     t.equal(await p.getSession!('nope'), undefined);
   });
 
   await run(OBSERVABILITY_CASES.sessionsPerUser, async (t, p) => {
-    await p.ingestTrace({ trace_id: 'u1', session_id: 'same', user_id: 'alice', timestamp: '2026-01-01T00:00:01.000Z' });
+    await p.ingestTrace({
+      trace_id: 'u1',
+      session_id: 'same',
+      user_id: 'alice',
+      timestamp: '2026-01-01T00:00:01.000Z',
+    });
     await p.ingestTrace({ trace_id: 'u2', session_id: 'same', user_id: 'bob', timestamp: '2026-01-01T00:00:09.000Z' });
     const alice = await p.listSessions!({ user_id: 'alice', limit: 50, offset: 0 });
-    t.match(alice.sessions, [{ session_id: 'same', user_id: 'alice', trace_count: 1, last_activity: '2026-01-01T00:00:01.000Z' }]);
-    t.equal((await p.listSessions!({ limit: 50, offset: 0 })).sessions[0]?.trace_count, 2, 'unfiltered, both traces count');
+    t.match(alice.sessions, [
+      { session_id: 'same', user_id: 'alice', trace_count: 1, last_activity: '2026-01-01T00:00:01.000Z' },
+    ]);
+    t.equal(
+      (await p.listSessions!({ limit: 50, offset: 0 })).sessions[0]?.trace_count,
+      2,
+      'unfiltered, both traces count',
+    );
   });
 
   await run(OBSERVABILITY_CASES.unsupported, async (t, p) => {
     const caps = p.capabilities;
-    for (const c of ['ingest', 'query', 'logs', 'generations', 'scores', 'sessions']) t.equal(typeof caps[c], 'boolean', `${c} capability declared`);
+    for (const c of ['ingest', 'query', 'logs', 'generations', 'scores', 'sessions'])
+      t.equal(typeof caps[c], 'boolean', `${c} capability declared`);
     const optional: Array<[string, (() => Promise<unknown>) | undefined]> = [];
     if (!caps.query) optional.push(['listTraces', p.listTraces && (() => p.listTraces!({ limit: 1, offset: 0 }))]);
-    if (!caps.logs) optional.push(['ingestLog', p.ingestLog && (() => p.ingestLog!({ message: 'x', level: 'info', metadata: {} }))]);
-    if (!caps.generations) optional.push(['ingestGeneration', p.ingestGeneration && (() => p.ingestGeneration!({ trace_id: 't', name: 'g', metadata: {} }))]);
-    if (!caps.scores) optional.push(['ingestScore', p.ingestScore && (() => p.ingestScore!({ trace_id: 't', name: 's', value: 1, metadata: {} }))]);
-    if (!caps.sessions) optional.push(['listSessions', p.listSessions && (() => p.listSessions!({ limit: 1, offset: 0 }))]);
+    if (!caps.logs)
+      optional.push(['ingestLog', p.ingestLog && (() => p.ingestLog!({ message: 'x', level: 'info', metadata: {} }))]);
+    if (!caps.generations)
+      optional.push([
+        'ingestGeneration',
+        p.ingestGeneration && (() => p.ingestGeneration!({ trace_id: 't', name: 'g', metadata: {} })),
+      ]);
+    if (!caps.scores)
+      optional.push([
+        'ingestScore',
+        p.ingestScore && (() => p.ingestScore!({ trace_id: 't', name: 's', value: 1, metadata: {} })),
+      ]);
+    if (!caps.sessions)
+      optional.push(['listSessions', p.listSessions && (() => p.listSessions!({ limit: 1, offset: 0 }))]);
     for (const [method, call] of optional) {
-      if (call) t.equal(status(await call().then(() => undefined, (err: unknown) => err)), 501, `${method} rejects with 501`);
+      if (call)
+        t.equal(
+          status(
+            await call().then(
+              () => undefined,
+              (err: unknown) => err,
+            ),
+          ),
+          501,
+          `${method} rejects with 501`,
+        );
       else t.equal((p as unknown as Record<string, unknown>)[method], undefined, `${method} is absent`);
     }
   });

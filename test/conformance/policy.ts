@@ -39,7 +39,10 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
     t.ok(!Number.isNaN(Date.parse(e.created_at)), 'created_at is a timestamp');
     t.same(await p.getEngine(e.engine_id), e, 'get returns what create returned');
     const list = await p.listEngines({ max_results: 100 });
-    t.same(list.engines.map((x) => x.engine_id), [e.engine_id]);
+    t.same(
+      list.engines.map((x) => x.engine_id),
+      [e.engine_id],
+    );
     t.equal(list.next_token, null, 'one page only');
     t.equal(await p.deleteEngine(e.engine_id), true);
     t.equal(await p.getEngine(e.engine_id), undefined, 'deleted engine is gone');
@@ -52,11 +55,22 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
     t.ok(pol, 'created');
     t.match(pol, { engine_id: e.engine_id, policy_body: permitAll, description: 'allow all' });
     t.same(await p.getPolicy(e.engine_id, pol!.policy_id), pol);
-    t.same((await p.listPolicies(e.engine_id, { max_results: 100 }))?.policies.map((x) => x.policy_id), [pol!.policy_id]);
+    t.same(
+      (await p.listPolicies(e.engine_id, { max_results: 100 }))?.policies.map((x) => x.policy_id),
+      [pol!.policy_id],
+    );
     const upd = await p.updatePolicy(e.engine_id, pol!.policy_id, { description: 'still allow all' });
-    t.match(upd, { policy_id: pol!.policy_id, policy_body: permitAll, description: 'still allow all' }, 'update keeps fields not given');
+    t.match(
+      upd,
+      { policy_id: pol!.policy_id, policy_body: permitAll, description: 'still allow all' },
+      'update keeps fields not given',
+    );
     t.ok(upd!.updated_at >= pol!.updated_at, 'updated_at moves forward');
-    t.equal(await p.updatePolicy(e.engine_id, 'nope', { description: 'x' }), undefined, 'unknown policy update is undefined');
+    t.equal(
+      await p.updatePolicy(e.engine_id, 'nope', { description: 'x' }),
+      undefined,
+      'unknown policy update is undefined',
+    );
     t.equal(await p.deletePolicy(e.engine_id, pol!.policy_id), true);
     t.equal(await p.getPolicy(e.engine_id, pol!.policy_id), undefined);
     t.equal(await p.deletePolicy(e.engine_id, pol!.policy_id), false);
@@ -114,14 +128,19 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
     const s = await p.enforcement();
     t.equal(typeof s.enabled, 'boolean');
     t.ok(s.engine_id === null || typeof s.engine_id === 'string');
-    if (!p.capabilities.enforcement) t.equal(s.enabled, false, 'a provider that cannot authorize never reports enforcement on');
+    if (!p.capabilities.enforcement)
+      t.equal(s.enabled, false, 'a provider that cannot authorize never reports enforcement on');
   });
 
   await run(POLICY_CASES.generations, async (t, p) => {
     const e = await p.createEngine({ name: 'gen', description: '' });
     const g = await p.startGeneration!(e.engine_id, { content: 'allow everyone to read memory' });
     t.equal(g.engine_id, e.engine_id);
-    t.ok((await p.listGenerations!(e.engine_id, { max_results: 10 })).generations.some((x) => x.generation_id === g.generation_id));
+    t.ok(
+      (await p.listGenerations!(e.engine_id, { max_results: 10 })).generations.some(
+        (x) => x.generation_id === g.generation_id,
+      ),
+    );
     t.equal((await p.getGeneration!(e.engine_id, g.generation_id))?.generation_id, g.generation_id);
     t.equal(await p.getGeneration!(e.engine_id, 'nope'), undefined);
   });
@@ -134,25 +153,52 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
     t.equal((await p.authorize!({ ...req, engine_id: e.engine_id })).decision, 'allow');
   });
 
-  const ask = (p: PolicyProvider, engine_id: string, principal: string, action: string, extra: Partial<AuthorizationRequest> = {}) =>
-    p.authorize!({ principal, action: `Action::"${action}"`, resource: 'Namespace::"notes"', engine_id, ...extra }).then((d) => d.decision);
+  const ask = (
+    p: PolicyProvider,
+    engine_id: string,
+    principal: string,
+    action: string,
+    extra: Partial<AuthorizationRequest> = {},
+  ) =>
+    p.authorize!({
+      principal,
+      action: `Action::"${action}"`,
+      resource: 'Namespace::"notes"',
+      engine_id,
+      ...extra,
+    }).then((d) => d.decision);
 
   await run(POLICY_CASES.groups, async (t, p) => {
     const e = await p.createEngine({ name: 'groups', description: '' });
-    await p.createPolicy(e.engine_id, { policy_body: 'permit(principal in Group::"research", action == Action::"memory:search", resource);', description: '' });
+    await p.createPolicy(e.engine_id, {
+      policy_body: 'permit(principal in Group::"research", action == Action::"memory:search", resource);',
+      description: '',
+    });
     const research = { principal_parents: ['Group::"research"'] };
     t.equal(await ask(p, e.engine_id, 'User::"rita"', 'memory:search', research), 'allow', 'a member may search');
     t.equal(await ask(p, e.engine_id, 'User::"rita"', 'memory:store', research), 'deny', 'but not store');
     t.equal(await ask(p, e.engine_id, 'User::"olga"', 'memory:search'), 'deny', 'a non-member may not search');
-    t.equal(await ask(p, e.engine_id, 'User::"olga"', 'memory:search', { principal_parents: ['Group::"sales"'] }), 'deny', 'nor a member of another group');
+    t.equal(
+      await ask(p, e.engine_id, 'User::"olga"', 'memory:search', { principal_parents: ['Group::"sales"'] }),
+      'deny',
+      'nor a member of another group',
+    );
   });
 
   await run(POLICY_CASES.forbidWins, async (t, p) => {
     const e = await p.createEngine({ name: 'forbid', description: '' });
     await p.createPolicy(e.engine_id, { policy_body: permitAll, description: '' });
-    await p.createPolicy(e.engine_id, { policy_body: 'forbid(principal == User::"mallory", action, resource);', description: '' });
+    await p.createPolicy(e.engine_id, {
+      policy_body: 'forbid(principal == User::"mallory", action, resource);',
+      description: '',
+    });
     t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'allow');
-    const d = await p.authorize!({ principal: 'User::"mallory"', action: 'Action::"memory:store"', resource: 'Namespace::"notes"', engine_id: e.engine_id });
+    const d = await p.authorize!({
+      principal: 'User::"mallory"',
+      action: 'Action::"memory:store"',
+      resource: 'Namespace::"notes"',
+      engine_id: e.engine_id,
+    });
     t.equal(d.decision, 'deny', 'the forbid beats the permit-all');
     t.equal(d.reasons.length, 1, 'the forbidding policy is named');
   });
@@ -160,22 +206,43 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
   await run(POLICY_CASES.contextCondition, async (t, p) => {
     const e = await p.createEngine({ name: 'ctx', description: '' });
     await p.createPolicy(e.engine_id, {
-      policy_body: 'permit(principal, action == Action::"tools:invoke", resource) when { context has arguments && context.arguments has path && context.arguments.path like "/tmp/*" };',
+      policy_body:
+        'permit(principal, action == Action::"tools:invoke", resource) when { context has arguments && context.arguments has path && context.arguments.path like "/tmp/*" };',
       description: 'tools may touch /tmp only',
     });
-    await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action == Action::"memory:store", resource) when { context.hour_utc >= 9 && context.hour_utc < 17 };', description: 'office hours' });
-    const tool = (path: unknown) => ask(p, e.engine_id, 'User::"alice"', 'tools:invoke', { context: { arguments: { path, ratio: 0.5, nothing: null } } });
+    await p.createPolicy(e.engine_id, {
+      policy_body:
+        'permit(principal, action == Action::"memory:store", resource) when { context.hour_utc >= 9 && context.hour_utc < 17 };',
+      description: 'office hours',
+    });
+    const tool = (path: unknown) =>
+      ask(p, e.engine_id, 'User::"alice"', 'tools:invoke', {
+        context: { arguments: { path, ratio: 0.5, nothing: null } },
+      });
     t.equal(await tool('/tmp/a.txt'), 'allow', 'argument inside /tmp');
     t.equal(await tool('/etc/passwd'), 'deny', 'argument outside /tmp');
-    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store', { context: { hour_utc: 10 } }), 'allow', 'inside office hours');
-    t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store', { context: { hour_utc: 22 } }), 'deny', 'outside office hours');
+    t.equal(
+      await ask(p, e.engine_id, 'User::"alice"', 'memory:store', { context: { hour_utc: 10 } }),
+      'allow',
+      'inside office hours',
+    );
+    t.equal(
+      await ask(p, e.engine_id, 'User::"alice"', 'memory:store', { context: { hour_utc: 22 } }),
+      'deny',
+      'outside office hours',
+    );
   });
 
   await run(POLICY_CASES.updateApplies, async (t, p) => {
     const e = await p.createEngine({ name: 'upd', description: '' });
-    const pol = await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action == Action::"memory:search", resource);', description: '' });
+    const pol = await p.createPolicy(e.engine_id, {
+      policy_body: 'permit(principal, action == Action::"memory:search", resource);',
+      description: '',
+    });
     t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'deny');
-    await p.updatePolicy(e.engine_id, pol!.policy_id, { policy_body: 'permit(principal, action == Action::"memory:store", resource);' });
+    await p.updatePolicy(e.engine_id, pol!.policy_id, {
+      policy_body: 'permit(principal, action == Action::"memory:store", resource);',
+    });
     t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'allow', 'the update decides the next call');
     await p.deletePolicy(e.engine_id, pol!.policy_id);
     t.equal(await ask(p, e.engine_id, 'User::"alice"', 'memory:store'), 'deny', 'the delete decides the next call');
@@ -183,10 +250,15 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
 
   await run(POLICY_CASES.badBody, async (t, p) => {
     const e = await p.createEngine({ name: 'bad', description: '' });
-    const err = (await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action, resource)\nwhenn { true };', description: '' }).then(
-      () => undefined,
-      (x: unknown) => x,
-    )) as { statusCode?: number; message?: string } | undefined;
+    const err = (await p
+      .createPolicy(e.engine_id, {
+        policy_body: 'permit(principal, action, resource)\nwhenn { true };',
+        description: '',
+      })
+      .then(
+        () => undefined,
+        (x: unknown) => x,
+      )) as { statusCode?: number; message?: string } | undefined;
     t.equal(err?.statusCode, 400, 'rejected with 400');
     t.match(err?.message, /line 2, column \d+/, 'the detail gives the position');
     t.match(err?.message, /whenn/, "the detail carries the engine's message");
@@ -197,7 +269,11 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
       (x: unknown) => x,
     );
     t.equal(status(upd), 400, 'a bad update is rejected too');
-    t.equal((await p.getPolicy(e.engine_id, pol!.policy_id))?.policy_body, permitAll, 'and the stored policy is unchanged');
+    t.equal(
+      (await p.getPolicy(e.engine_id, pol!.policy_id))?.policy_body,
+      permitAll,
+      'and the stored policy is unchanged',
+    );
   });
 
   await run(POLICY_CASES.unsupported, async (t, p) => {
@@ -205,10 +281,22 @@ export async function policySuite(t: Runner, opts: PolicySuiteOptions): Promise<
     t.equal(typeof p.capabilities.enforcement, 'boolean', 'enforcement capability declared');
     const e = await p.createEngine({ name: 'x', description: '' });
     const optional: Array<[string, (() => Promise<unknown>) | undefined]> = [];
-    if (!p.capabilities.generations) optional.push(['startGeneration', p.startGeneration && (() => p.startGeneration!(e.engine_id, {}))]);
-    if (!p.capabilities.enforcement) optional.push(['authorize', p.authorize && (() => p.authorize!({ principal: 'a', action: 'b', resource: 'c' }))]);
+    if (!p.capabilities.generations)
+      optional.push(['startGeneration', p.startGeneration && (() => p.startGeneration!(e.engine_id, {}))]);
+    if (!p.capabilities.enforcement)
+      optional.push(['authorize', p.authorize && (() => p.authorize!({ principal: 'a', action: 'b', resource: 'c' }))]);
     for (const [method, call] of optional) {
-      if (call) t.equal(status(await call().then(() => undefined, (err: unknown) => err)), 501, `${method} rejects with 501`);
+      if (call)
+        t.equal(
+          status(
+            await call().then(
+              () => undefined,
+              (err: unknown) => err,
+            ),
+          ),
+          501,
+          `${method} rejects with 501`,
+        );
       else t.equal((p as unknown as Record<string, unknown>)[method], undefined, `${method} is absent`);
     }
   });

@@ -10,9 +10,32 @@ export const SCANNER_CASES = {
 } as const;
 
 const BENIGN: ScanTarget[] = [
-  { kind: 'server', name: 'weather', tools: [{ name: 'get_forecast', description: 'Returns the forecast for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }] },
-  { kind: 'agent', name: 'helper', card: { name: 'helper', description: 'Answers questions about the weather', skills: [{ id: 'forecast', name: 'Forecast' }] } },
-  { kind: 'skill', name: 'summarize', skill_md: '---\nname: summarize\ndescription: Summarize a document\n---\nRead the document and write a short summary.' },
+  {
+    kind: 'server',
+    name: 'weather',
+    tools: [
+      {
+        name: 'get_forecast',
+        description: 'Returns the forecast for a city',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ],
+  },
+  {
+    kind: 'agent',
+    name: 'helper',
+    card: {
+      name: 'helper',
+      description: 'Answers questions about the weather',
+      skills: [{ id: 'forecast', name: 'Forecast' }],
+    },
+  },
+  {
+    kind: 'skill',
+    name: 'summarize',
+    skill_md:
+      '---\nname: summarize\ndescription: Summarize a document\n---\nRead the document and write a short summary.',
+  },
 ];
 
 const INJECTED: ScanTarget = {
@@ -68,7 +91,8 @@ export async function scannersSuite(t: Runner, opts: SuiteOptions<ScannerProvide
       const worst = r.findings.reduce((w, f) => Math.min(w, order.indexOf(f.severity)), order.length - 1);
       t.equal(r.severity, order[worst], `${target.name}: severity is the worst finding`);
       t.equal(r.is_safe, r.severity === 'SAFE');
-      for (const f of r.findings) for (const name of f.threat_names) t.ok(r.threat_names.includes(name), `${name} listed on the result`);
+      for (const f of r.findings)
+        for (const name of f.threat_names) t.ok(r.threat_names.includes(name), `${name} listed on the result`);
     }
   });
 }

@@ -9,7 +9,7 @@ export const TOOLS_CASES = {
   invoke: 'invoke runs a tool and returns {tool_name, result, status}',
   invokeFailure: 'a failing tool rejects',
   invokeUnknown: 'invoking an unknown tool rejects with 404',
-  invokeDenied: 'a tool outside the caller\'s access rejects with 403',
+  invokeDenied: "a tool outside the caller's access rejects with 403",
   servers: 'register, list and get an MCP server',
   unsupported: 'capabilities declared false reject with 501',
 } as const;
@@ -40,8 +40,16 @@ const weather: Tool = {
   description: 'Current weather for a city',
   input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
-const stocks: Tool = { name: 'stock_quote', description: 'Latest price of a stock ticker', input_schema: { type: 'object' } };
-const forecast: Tool = { name: 'forecast', description: 'Weather forecast for the next days', input_schema: { type: 'object' } };
+const stocks: Tool = {
+  name: 'stock_quote',
+  description: 'Latest price of a stock ticker',
+  input_schema: { type: 'object' },
+};
+const forecast: Tool = {
+  name: 'forecast',
+  description: 'Weather forecast for the next days',
+  input_schema: { type: 'object' },
+};
 
 /** The tools suite: every tools provider runs it with its own runner and named skips. */
 export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<void> {
@@ -63,7 +71,10 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
     const hits = await p.search('weather', 10);
     t.same(hits.map((h) => h.tool.name).sort(), ['forecast', 'get_weather'], 'only matching tools');
     t.equal(hits[0].tool.name, 'get_weather', 'a name match ranks first');
-    t.ok(hits.every((h, i) => i === 0 || hits[i - 1].score >= h.score), 'ordered by score');
+    t.ok(
+      hits.every((h, i) => i === 0 || hits[i - 1].score >= h.score),
+      'ordered by score',
+    );
     t.equal((await p.search('weather', 1)).length, 1, 'max_results caps the list');
     t.same(await p.search('zebra', 10), [], 'no match, no results');
   });
@@ -78,7 +89,11 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
   await run(TOOLS_CASES.invoke, async (t, p) => {
     if (!opts.invocable) return void t.ok(false, 'the invoke case needs `invocable`: pass it or skip the case by name');
     if (!opts.invocable.backed) await p.register(opts.invocable.tool);
-    t.equal((await p.get(opts.invocable.tool.name, opts.caller))?.name, opts.invocable.tool.name, 'the tool is found by its name');
+    t.equal(
+      (await p.get(opts.invocable.tool.name, opts.caller))?.name,
+      opts.invocable.tool.name,
+      'the tool is found by its name',
+    );
     const out = await p.invoke(opts.invocable.tool.name, opts.invocable.params, opts.caller);
     t.equal(out.tool_name, opts.invocable.tool.name);
     t.equal(out.status, 'success');
@@ -87,7 +102,8 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
 
   await run(TOOLS_CASES.invokeFailure, async (t, p) => {
     const failing = opts.invocable?.failing;
-    if (!failing) return void t.ok(false, 'the failure case needs `invocable.failing`: pass it or skip the case by name');
+    if (!failing)
+      return void t.ok(false, 'the failure case needs `invocable.failing`: pass it or skip the case by name');
     if (!opts.invocable?.backed) await p.register(failing.tool);
     await t.rejects(p.invoke(failing.tool.name, failing.params, opts.caller));
   });
@@ -97,7 +113,8 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
   });
 
   await run(TOOLS_CASES.invokeDenied, async (t, p) => {
-    if (!opts.deniedTool) return void t.ok(false, 'the denied case needs `deniedTool`: pass it or skip the case by name');
+    if (!opts.deniedTool)
+      return void t.ok(false, 'the denied case needs `deniedTool`: pass it or skip the case by name');
     await t.rejects(p.invoke(opts.deniedTool.name, opts.deniedTool.params, opts.caller), { statusCode: 403 });
   });
 
@@ -107,7 +124,10 @@ export async function toolsSuite(t: Runner, opts: ToolsSuiteOptions): Promise<vo
     t.match(s, { name: 'conf-server', url, config: { timeout: 5 } });
     t.ok(['healthy', 'unhealthy', 'unknown'].includes(s.health), 'health is one of the known states');
     // A backed provider may hold other servers already (its configured ones).
-    t.ok((await p.listServers(opts.caller)).some((x) => x.name === 'conf-server'), 'the server is listed');
+    t.ok(
+      (await p.listServers(opts.caller)).some((x) => x.name === 'conf-server'),
+      'the server is listed',
+    );
     t.equal((await p.getServer('conf-server', opts.caller))?.url, url);
     t.equal(await p.getServer('nope', opts.caller), undefined);
   });

@@ -22,9 +22,15 @@ const EXAMPLE = join(ROOT, 'examples/memory-provider');
 t.teardown(() => rmSync(OUT, { recursive: true, force: true }));
 
 t.test('the build writes an entry and chunks, and leaves no staging folder', async (t) => {
-  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   t.ok(existsSync(join(OUT, 'switchboard.js')));
-  t.ok(readdirSync(join(OUT, 'chunks')).some((f) => f.startsWith('keyv-')), 'each built-in provider package is its own chunk');
+  t.ok(
+    readdirSync(join(OUT, 'chunks')).some((f) => f.startsWith('keyv-')),
+    'each built-in provider package is its own chunk',
+  );
   t.notOk(
     readdirSync(ROOT).some((f) => f.startsWith(`.dist-test-${process.pid}.build-`)),
     'the staging folder was renamed into place',
@@ -36,10 +42,21 @@ t.test('the bundle serves both surfaces with built-in and config-listed TypeScri
   const conf = join(dir, 'config.json');
   writeFileSync(conf, JSON.stringify({ provider_packages: [EXAMPLE] }));
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'warn', SWITCHBOARD_CONFIG: conf };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+    SWITCHBOARD_CONFIG: conf,
+  };
   delete env.REDIS_URL;
   // Plain node, no tsx loader: exactly what `npm start` runs after the build.
-  const child = spawn(process.execPath, [join(OUT, 'switchboard.js')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(OUT, 'switchboard.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   t.teardown(() => {
@@ -58,8 +75,15 @@ t.test('the bundle serves both surfaces with built-in and config-listed TypeScri
   t.ok(up, `the bundle answered /healthz${up ? '' : `; stderr: ${stderr}`}`);
   if (!up) return;
 
-  const providers = (await (await fetch(`${base}/api/v1/providers`)).json()) as Record<string, { default: string; available: string[] }>;
-  t.same(providers.memory.available.sort(), ['in_memory', 'json_file', 'keyv'], 'built-in memory providers plus the example package from the config');
+  const providers = (await (await fetch(`${base}/api/v1/providers`)).json()) as Record<
+    string,
+    { default: string; available: string[] }
+  >;
+  t.same(
+    providers.memory.available.sort(),
+    ['in_memory', 'json_file', 'keyv'],
+    'built-in memory providers plus the example package from the config',
+  );
   t.ok(providers.llm.available.includes('noop'));
 
   for (const provider of ['in_memory', 'keyv', 'json_file']) {
@@ -80,7 +104,9 @@ t.test('the bundle serves both surfaces with built-in and config-listed TypeScri
   // The registry seeds its scope documents from scopes/, found through import.meta.dirname: in the bundle
   // that must still point into the checkout (a missing folder would silently seed nothing).
   const password = readFileSync(join(dir, 'admin_password'), 'utf8').trim();
-  const scopes = await fetch(`${base}/api/scopes`, { headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } });
+  const scopes = await fetch(`${base}/api/scopes`, {
+    headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` },
+  });
   t.equal(scopes.status, 200);
   const ids = ((await scopes.json()) as { scopes: Array<{ _id: string }> }).scopes.map((s) => s._id);
   t.ok(ids.includes('mcp-registry-admin'), `the scope files were seeded (${ids.join(', ')})`);
@@ -92,7 +118,13 @@ t.test('the bundle serves both surfaces with built-in and config-listed TypeScri
 });
 
 t.test('an unchanged tree is not rebuilt; a touched source file is', async (t) => {
-  const build = () => execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], { cwd: ROOT, env: { ...process.env, SB_BUILD_VERBOSE: '1' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const build = () =>
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], {
+      cwd: ROOT,
+      env: { ...process.env, SB_BUILD_VERBOSE: '1' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', OUT], { cwd: ROOT, stdio: 'ignore' });
   const stamp = JSON.parse(readFileSync(join(OUT, 'inputs.json'), 'utf8')) as { inputs: Record<string, number> };
   t.ok(stamp.inputs[join(ROOT, 'core/errors.ts')], 'the stamp records the sources the bundle was built from');

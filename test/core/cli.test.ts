@@ -19,7 +19,10 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** Run the CLI to completion (it is expected to exit by itself). */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -31,7 +34,10 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
 /** Start the server and wait until /healthz answers. */
 async function serve(t: Test, args: string[]): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], { env: childEnv({ PORT: String(port) }), stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
+    env: childEnv({ PORT: String(port) }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

@@ -25,7 +25,11 @@ t.test('a broken package stops discovery with a coded error naming it and the re
     ['no-entry', 'sb-broken-no-entry', /entry \.\/missing\.ts does not exist/],
     ['no-manifest', 'sb-broken-no-manifest', /no "switchboard" section/],
     ['unknown-primitive', 'sb-broken-unknown-primitive', /unknown primitive 'teleport'/],
-    ['undeclared-kind', 'sb-broken-undeclared-kind', /provider 'sneaky' serves 'llm', which package\.json does not declare/],
+    [
+      'undeclared-kind',
+      'sb-broken-undeclared-kind',
+      /provider 'sneaky' serves 'llm', which package\.json does not declare/,
+    ],
     ['throws', 'sb-broken-throws', /failed to load: the SDK this package needs is not installed/],
   ];
   for (const [dir, pkg, reason] of cases) {
@@ -58,18 +62,29 @@ t.test('config paths are resolved against the config directory and discovered', 
   t.equal(probe?.source, 'config');
   t.same(probe?.manifest.provides, ['memory', 'tools']);
   t.same(probe?.factories.map((f) => f.type).sort(), ['probe', 'probe_tools']);
-  t.ok(pkgs.some((p) => p.source === 'builtin' && p.name === '@switchboard/provider-noop'), 'built-ins come too');
+  t.ok(
+    pkgs.some((p) => p.source === 'builtin' && p.name === '@switchboard/provider-noop'),
+    'built-ins come too',
+  );
 });
 
 /** A project root whose package.json depends on a package that declares itself (and one that does not). */
 function dependencyRoot(entryBody: string): string {
   const root = tempDir('sb-dep-root-');
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'host', dependencies: { 'sb-dep-memory': '1.0.0', 'plain-dep': '1.0.0' } }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: 'host', dependencies: { 'sb-dep-memory': '1.0.0', 'plain-dep': '1.0.0' } }),
+  );
   const dep = join(root, 'node_modules', 'sb-dep-memory');
   mkdirSync(dep, { recursive: true });
   writeFileSync(
     join(dep, 'package.json'),
-    JSON.stringify({ name: 'sb-dep-memory', version: '1.0.0', type: 'module', switchboard: { provides: ['memory'], entry: './index.js' } }),
+    JSON.stringify({
+      name: 'sb-dep-memory',
+      version: '1.0.0',
+      type: 'module',
+      switchboard: { provides: ['memory'], entry: './index.js' },
+    }),
   );
   writeFileSync(join(dep, 'index.js'), entryBody);
   const plain = join(root, 'node_modules', 'plain-dep');
@@ -96,7 +111,10 @@ t.test('installed dependencies that declare themselves are discovered and instan
   const pkgs = await discoverPackages([], root, { projectRoot: root });
   const dep = pkgs.find((p) => p.name === 'sb-dep-memory');
   t.equal(dep?.source, 'dependency');
-  t.notOk(pkgs.some((p) => p.name === 'plain-dep'), 'a dependency without a switchboard section is not a provider package');
+  t.notOk(
+    pkgs.some((p) => p.name === 'plain-dep'),
+    'a dependency without a switchboard section is not a provider package',
+  );
 
   const app = await makeApp(t, {}, { discovery: { projectRoot: root } });
   t.ok(app.sb.providers.names('memory').includes('dep_memory'), 'auto instance of the dependency');
@@ -116,7 +134,11 @@ t.test('two packages declaring the same provider type are refused', async (t) =>
   const pkg = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
   writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...pkg, name: 'sb-fixture-probe-copy' }));
   const err = await startupError(() =>
-    buildApp({ config: { provider_packages: [join(FIX, 'providers/probe'), copy] }, env: { DATA_DIR: tempDir() }, logLevel: 'silent' }),
+    buildApp({
+      config: { provider_packages: [join(FIX, 'providers/probe'), copy] },
+      env: { DATA_DIR: tempDir() },
+      logLevel: 'silent',
+    }),
   );
   t.equal(err.code, 'SB_ERR_PROVIDER_DUPLICATE');
   t.match(err.message, "'memory/probe' is declared by both 'sb-fixture-probe' and 'sb-fixture-probe-copy'");

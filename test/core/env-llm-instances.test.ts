@@ -35,7 +35,12 @@ t.test('both keys set, no config: openai (the default) and anthropic answer from
   t.teardown(() => openai.stop());
   const anthropic = await startAnthropicWire();
   t.teardown(() => anthropic.stop());
-  const env = setEnv({ OPENAI_API_KEY: 'sk-env-openai', OPENAI_BASE_URL: `${openai.url}/v1`, ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: anthropic.url });
+  const env = setEnv({
+    OPENAI_API_KEY: 'sk-env-openai',
+    OPENAI_BASE_URL: `${openai.url}/v1`,
+    ANTHROPIC_API_KEY: 'sk-ant-env',
+    ANTHROPIC_BASE_URL: anthropic.url,
+  });
   const app = await makeApp(t, {}, { env });
 
   const providers = (await app.inject({ method: 'GET', url: '/api/v1/providers' })).json();
@@ -44,7 +49,11 @@ t.test('both keys set, no config: openai (the default) and anthropic answer from
   const viaDefault = await app.inject(complete());
   t.equal(viaDefault.statusCode, 200, viaDefault.body);
   t.match(viaDefault.json().content, /Hello from the wire server/);
-  t.equal(openai.requests.filter((r) => r.path.includes('/chat/completions')).length, 1, 'the default went to the OpenAI server');
+  t.equal(
+    openai.requests.filter((r) => r.path.includes('/chat/completions')).length,
+    1,
+    'the default went to the OpenAI server',
+  );
   t.equal(openai.requests[0].headers.authorization, 'Bearer sk-env-openai', 'with the key from the environment');
 
   const viaHeader = await app.inject(complete('anthropic'));
@@ -60,14 +69,26 @@ t.test('both keys set, no config: openai (the default) and anthropic answer from
 t.test('ANTHROPIC_API_KEY alone makes anthropic the default', async (t) => {
   const env = setEnv({ ANTHROPIC_API_KEY: 'sk-ant-only' });
   const settings = loadSettings({ env, config: {} });
-  t.same(settings.config.providers?.llm, { instances: { noop: { type: 'noop' }, anthropic: { type: 'anthropic' } }, default: 'anthropic' });
+  t.same(settings.config.providers?.llm, {
+    instances: { noop: { type: 'noop' }, anthropic: { type: 'anthropic' } },
+    default: 'anthropic',
+  });
   t.notMatch(JSON.stringify(settings.config), /sk-ant-only/, 'the key is not copied into the config');
 });
 
 t.test('a config that lists llm instances, or names a default, is respected', async (t) => {
   const env = setEnv({ OPENAI_API_KEY: 'sk-env-openai' });
-  const listed = loadSettings({ env, config: { providers: { llm: { instances: { script: { type: 'scripted', options: { responses: [{ content: 'hi' }] } } } } } } });
-  t.same(Object.keys(listed.config.providers?.llm?.instances ?? {}), ['script'], 'listed instances are left as they are');
+  const listed = loadSettings({
+    env,
+    config: {
+      providers: { llm: { instances: { script: { type: 'scripted', options: { responses: [{ content: 'hi' }] } } } } },
+    },
+  });
+  t.same(
+    Object.keys(listed.config.providers?.llm?.instances ?? {}),
+    ['script'],
+    'listed instances are left as they are',
+  );
   const defaulted = loadSettings({ env, config: { providers: { llm: { default: 'noop' } } } });
   t.equal(defaulted.config.providers?.llm?.default, 'noop', 'the configured default wins');
   t.same(Object.keys(defaulted.config.providers?.llm?.instances ?? {}), ['noop', 'openai']);

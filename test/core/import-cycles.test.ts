@@ -38,7 +38,8 @@ t.test('the source tree has no import cycles', async (t) => {
     state.set(n, 1);
     stack.push(n);
     for (const d of graph.get(n) ?? []) {
-      if (state.get(d) === 1) cycles.push([...stack.slice(stack.indexOf(d)), d].map((f) => f.slice(ROOT.length)).join(' -> '));
+      if (state.get(d) === 1)
+        cycles.push([...stack.slice(stack.indexOf(d)), d].map((f) => f.slice(ROOT.length)).join(' -> '));
       else if (!state.get(d)) visit(d);
     }
     stack.pop();

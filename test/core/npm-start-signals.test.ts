@@ -49,7 +49,13 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   t.test(`${signal} to the npm start process leaves no Switchboard process behind`, async (t) => {
     const dataDir = tempDir('sb-npm-start-');
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    };
     delete env.REDIS_URL;
     delete env.SWITCHBOARD_CONFIG;
     const npm = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -60,23 +66,44 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       for (const pid of processesWith(dataDir)) process.kill(pid, 'SIGKILL');
     });
 
-    const up = await until('/healthz', async () => {
-      if (npm.exitCode !== null) return true;
-      return fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-    }, 180_000);
+    const up = await until(
+      '/healthz',
+      async () => {
+        if (npm.exitCode !== null) return true;
+        return fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      180_000,
+    );
     const serving = up && npm.exitCode === null;
     t.ok(serving, `npm start answered /healthz${serving ? '' : `; exit ${npm.exitCode}, stderr: ${stderr}`}`);
     if (npm.exitCode !== null) return;
 
     const running = processesWith(dataDir);
     t.ok(running.includes(npm.pid!), 'the npm process is found by its DATA_DIR');
-    t.ok(running.some((pid) => /node .*scripts\/start\.mjs/.test(commandLine(pid))), `the server runs as scripts/start.mjs: ${running.map(commandLine).join(' | ')}`);
+    t.ok(
+      running.some((pid) => /node .*scripts\/start\.mjs/.test(commandLine(pid))),
+      `the server runs as scripts/start.mjs: ${running.map(commandLine).join(' | ')}`,
+    );
 
     const exited = new Promise<number | null>((r) => npm.once('exit', (code) => r(code)));
     npm.kill(signal);
     t.equal(await exited, 0, `npm start exited cleanly on ${signal}; stderr: ${stderr}`);
     const gone = await until('no process left', () => processesWith(dataDir).length === 0, 15_000);
-    t.ok(gone, `no process of this run remains: ${processesWith(dataDir).map((p) => `${p} ${commandLine(p)}`).join(' | ')}`);
-    t.notOk(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false), 'nothing answers on the port any more');
+    t.ok(
+      gone,
+      `no process of this run remains: ${processesWith(dataDir)
+        .map((p) => `${p} ${commandLine(p)}`)
+        .join(' | ')}`,
+    );
+    t.notOk(
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      ),
+      'nothing answers on the port any more',
+    );
   });
 }

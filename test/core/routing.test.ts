@@ -20,16 +20,26 @@ const CONFIG = {
 async function routes(app: FastifyInstance) {
   app.get(
     '/test/route/:primitive',
-    { schema: { params: Type.Object({ primitive: Type.String() }), querystring: Type.Object({ override: Type.Optional(Type.String()) }) } },
+    {
+      schema: {
+        params: Type.Object({ primitive: Type.String() }),
+        querystring: Type.Object({ override: Type.Optional(Type.String()) }),
+      },
+    },
     async (request) => {
       const { primitive } = request.params as { primitive: string };
       if (!isPrimitive(primitive)) throw new Error('not a primitive');
-      return { name: app.sb.providers.resolve(primitive, request.headers, (request.query as { override?: string }).override).name };
+      return {
+        name: app.sb.providers.resolve(primitive, request.headers, (request.query as { override?: string }).override)
+          .name,
+      };
     },
   );
   app.put('/test/mem/:ns/:key', async (request) => {
     const { ns, key } = request.params as { ns: string; key: string };
-    return app.sb.providers.resolve<ProbeMemory>('memory', request.headers).store(ns, { key, content: String(request.body) });
+    return app.sb.providers
+      .resolve<ProbeMemory>('memory', request.headers)
+      .store(ns, { key, content: String(request.body) });
   });
   app.get('/test/mem/:ns/:key', async (request, reply) => {
     const { ns, key } = request.params as { ns: string; key: string };
@@ -52,7 +62,11 @@ t.test('routing precedence: X-Provider-{Primitive} > X-Provider > agent override
   t.equal(await which({ 'x-provider-memory': 'b', 'x-provider': 'a' }), 'b', 'X-Provider-Memory beats X-Provider');
   t.equal(await which({ 'x-provider-memory': 'a' }, 'b'), 'a', 'X-Provider-Memory beats the agent override');
   t.equal(await which({ 'X-Provider-Memory': 'b' }), 'b', 'header names are case-insensitive');
-  t.equal(await which({ 'x-provider': 'openai' }), 'a', 'X-Provider naming no memory instance leaves memory on its default');
+  t.equal(
+    await which({ 'x-provider': 'openai' }),
+    'a',
+    'X-Provider naming no memory instance leaves memory on its default',
+  );
 });
 
 t.test('an unknown provider name is a 400 that lists the available ones', async (t) => {
@@ -65,7 +79,10 @@ t.test('an unknown provider name is a 400 that lists the available ones', async 
   t.equal(agent.statusCode, 400);
   t.equal(agent.json().detail, "Unknown memory provider 'ghost'. Available: a, b");
 
-  const ci = await app.inject({ url: '/test/route/code_interpreter', headers: { 'x-provider-code-interpreter': 'nope' } });
+  const ci = await app.inject({
+    url: '/test/route/code_interpreter',
+    headers: { 'x-provider-code-interpreter': 'nope' },
+  });
   t.equal(ci.statusCode, 400, 'X-Provider-Code-Interpreter is the header of code_interpreter');
   t.match(ci.json().detail, /^Unknown code interpreter provider 'nope'\. Available: /);
 });
@@ -96,7 +113,12 @@ t.test('a locked primitive refuses overrides with a 403 that says so', async (t)
 
 t.test('several named instances of one provider type keep separate state', async (t) => {
   const app = await makeApp(t, CONFIG, { beforeSurfaces: routes });
-  const put = await app.inject({ method: 'PUT', url: '/test/mem/ns/k', headers: { 'x-provider-memory': 'b', 'content-type': 'text/plain' }, payload: 'in b' });
+  const put = await app.inject({
+    method: 'PUT',
+    url: '/test/mem/ns/k',
+    headers: { 'x-provider-memory': 'b', 'content-type': 'text/plain' },
+    payload: 'in b',
+  });
   t.equal(put.statusCode, 200, put.body);
   const fromB = await app.inject({ url: '/test/mem/ns/k', headers: { 'x-provider-memory': 'b' } });
   t.equal(fromB.json().content, 'in b');
@@ -121,16 +143,28 @@ t.test('GET /api/v1/providers: {primitive: {default, available}} for every primi
 });
 
 t.test('config mistakes in providers name the key', async (t) => {
-  await t.rejects(makeApp(t, { provider_packages: [PROBE], providers: { memory: { default: 'zzz', instances: { a: { type: 'probe' } } } } }), {
-    code: 'SB_ERR_CONFIG_INVALID',
-    message: /providers\.memory\.default': 'zzz' is not one of a/,
-  });
+  await t.rejects(
+    makeApp(t, {
+      provider_packages: [PROBE],
+      providers: { memory: { default: 'zzz', instances: { a: { type: 'probe' } } } },
+    }),
+    {
+      code: 'SB_ERR_CONFIG_INVALID',
+      message: /providers\.memory\.default': 'zzz' is not one of a/,
+    },
+  );
   await t.rejects(makeApp(t, { providers: { memory: { instances: { a: { type: 'nosuch' } } } } }), {
     code: 'SB_ERR_CONFIG_INVALID',
     message: /providers\.memory\.instances\.a\.type': no memory provider of type 'nosuch'/,
   });
-  await t.rejects(makeApp(t, { provider_packages: [PROBE], providers: { memory: { instances: { a: { type: 'probe', options: { health: 'sideways' } } } } } }), {
-    code: 'SB_ERR_PROVIDER_INIT_FAILED',
-    message: /Provider 'memory\/a' \(package 'sb-fixture-probe'\) failed to start: option 'health'/,
-  });
+  await t.rejects(
+    makeApp(t, {
+      provider_packages: [PROBE],
+      providers: { memory: { instances: { a: { type: 'probe', options: { health: 'sideways' } } } } },
+    }),
+    {
+      code: 'SB_ERR_PROVIDER_INIT_FAILED',
+      message: /Provider 'memory\/a' \(package 'sb-fixture-probe'\) failed to start: option 'health'/,
+    },
+  );
 });

@@ -22,14 +22,24 @@ export async function contract(t: Test, store: Store) {
   t.same(await b.get('one'), { n: 100 }, 'collections are separate namespaces');
   t.same(await a.getMany(['two', 'nope', 'one']), [{ n: 2 }, undefined, { n: 1 }]);
   t.same(await a.getMany([]), []);
-  t.same((await collect(a.entries())).sort(), [['one', { n: 1 }], ['two', { n: 2 }]], 'entries of one collection only');
+  t.same(
+    (await collect(a.entries())).sort(),
+    [
+      ['one', { n: 1 }],
+      ['two', { n: 2 }],
+    ],
+    'entries of one collection only',
+  );
   t.equal(await a.delete('one'), true);
   t.equal(await a.delete('one'), false, 'deleting twice says it was not there');
   await a.set('short', { n: 3 }, 50);
   t.same(await a.get('short'), { n: 3 });
   await new Promise((r) => setTimeout(r, 120));
   t.equal(await a.get('short'), undefined, 'a TTL expires');
-  t.notOk((await collect(a.entries())).some(([k]) => k === 'short'), 'expired entries are not listed');
+  t.notOk(
+    (await collect(a.entries())).some(([k]) => k === 'short'),
+    'expired entries are not listed',
+  );
   await a.clear();
   t.same(await collect(a.entries()), [], 'clear empties the collection');
   t.same(await b.get('one'), { n: 100 }, 'and only that collection');
@@ -53,7 +63,11 @@ export async function setIfAbsent(t: Test, store: Store) {
   await new Promise((r) => setTimeout(r, 120));
   t.equal(await c.setIfAbsent('brief', { by: 3 }), true, 'an expired claim is free');
   t.same(await c.get('brief'), { by: 3 });
-  t.same((await collect(c.entries())).map(([k]) => k).sort(), ['brief', 'task'], 'claims are listed like other entries');
+  t.same(
+    (await collect(c.entries())).map(([k]) => k).sort(),
+    ['brief', 'task'],
+    'claims are listed like other entries',
+  );
   await c.clear();
 }
 
@@ -77,4 +91,3 @@ export async function prefixIsolation(t: Test, store: Store) {
   t.equal(await pq.get('k'), 2, "clearing 'p' leaves 'p:q' alone");
   await pq.clear();
 }
-

@@ -15,7 +15,11 @@ t.test('both modes keep the JSON semantics of the durable backends', async (t) =
     const store = await openStore({ backend: 'memory', memoryValues });
     const c = store.collection<Record<string, unknown>>('json');
     await c.set('k', { when: new Date('2026-01-02T03:04:05.000Z'), gone: undefined, n: 1 });
-    t.same(await c.get('k'), { when: '2026-01-02T03:04:05.000Z', n: 1 }, `${memoryValues}: a Date is stored as its JSON string, undefined dropped`);
+    t.same(
+      await c.get('k'),
+      { when: '2026-01-02T03:04:05.000Z', n: 1 },
+      `${memoryValues}: a Date is stored as its JSON string, undefined dropped`,
+    );
     await store.close();
   }
 });
@@ -44,9 +48,13 @@ t.test('frozen mode: readers share one frozen value and cannot change it', async
   t.equal(a, b, 'the same object for every reader (no copy per read)');
   t.same(a, { tags: ['a'], meta: { n: 1 } }, 'the writer keeps its own object');
   t.throws(() => a.tags.push('x'), TypeError, 'nested arrays are frozen');
-  t.throws(() => {
-    a.meta.n = 2;
-  }, TypeError, 'nested objects are frozen');
+  t.throws(
+    () => {
+      a.meta.n = 2;
+    },
+    TypeError,
+    'nested objects are frozen',
+  );
   const [[, listed]] = await (async () => {
     const out: Array<[string, unknown]> = [];
     for await (const e of c.entries()) out.push(e);

@@ -18,7 +18,12 @@ async function routes(app: FastifyInstance) {
 t.test('REDIS_URL selects the Redis store; the collection contract holds there', async (t) => {
   const redis = await startRedis();
   t.teardown(redis.stop);
-  const app = await buildApp({ env: { REDIS_URL: redis.url, DATA_DIR: tempDir() }, config: {}, logLevel: 'silent', discovery: { builtinRoot: noopOnlyRoot() } });
+  const app = await buildApp({
+    env: { REDIS_URL: redis.url, DATA_DIR: tempDir() },
+    config: {},
+    logLevel: 'silent',
+    discovery: { builtinRoot: noopOnlyRoot() },
+  });
   t.teardown(() => app.close());
   await app.ready();
   t.equal(app.sb.store.backend, 'redis');
@@ -61,7 +66,14 @@ t.test('a Redis outage is a 503 naming the store, never a miss', async (t) => {
   const redis = await startRedis();
   t.teardown(redis.stop);
   const store = await openStore({ backend: 'redis', url: redis.url });
-  const app = await buildApp({ env: { DATA_DIR: tempDir() }, config: {}, store, logLevel: 'silent', beforeSurfaces: routes, discovery: { builtinRoot: noopOnlyRoot() } });
+  const app = await buildApp({
+    env: { DATA_DIR: tempDir() },
+    config: {},
+    store,
+    logLevel: 'silent',
+    beforeSurfaces: routes,
+    discovery: { builtinRoot: noopOnlyRoot() },
+  });
   t.teardown(async () => {
     await app.close();
     await store.close();
@@ -80,9 +92,12 @@ t.test('a Redis outage is a 503 naming the store, never a miss', async (t) => {
     ['set', () => store.collection('notes').set('n2', { text: 'x' })],
     ['delete', () => store.collection('notes').delete('n1')],
     ['clear', () => store.collection('notes').clear()],
-    ['entries', async () => {
-      for await (const _ of store.collection('notes').entries()) void _;
-    }],
+    [
+      'entries',
+      async () => {
+        for await (const _ of store.collection('notes').entries()) void _;
+      },
+    ],
   ] as Array<[string, () => Promise<unknown>]>) {
     let err: unknown;
     try {
@@ -117,14 +132,28 @@ t.test('starting while Redis is down fails with a coded error, not a hang', asyn
   const redis = await startRedis();
   redis.stop();
   await waitExit(redis.child);
-  await t.rejects(openStore({ backend: 'redis', url: redis.url }), { code: 'SB_ERR_STORE_UNAVAILABLE', message: /Store 'redis' at redis:\/\/127\.0\.0\.1:\d+/ });
+  await t.rejects(openStore({ backend: 'redis', url: redis.url }), {
+    code: 'SB_ERR_STORE_UNAVAILABLE',
+    message: /Store 'redis' at redis:\/\/127\.0\.0\.1:\d+/,
+  });
 });
 
 /** Settles with the call's outcome, or fails the test when it has not settled after `ms` (a hang is the bug). */
-async function answered<T>(t: { fail(msg: string): void }, what: string, call: () => Promise<T>, ms = 15_000): Promise<{ value?: T; err?: unknown }> {
+async function answered<T>(
+  t: { fail(msg: string): void },
+  what: string,
+  call: () => Promise<T>,
+  ms = 15_000,
+): Promise<{ value?: T; err?: unknown }> {
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<'hang'>((r) => (timer = setTimeout(() => r('hang'), ms)));
-  const outcome = await Promise.race([call().then((value) => ({ value }), (err: unknown) => ({ err })), hang]).finally(() => clearTimeout(timer));
+  const outcome = await Promise.race([
+    call().then(
+      (value) => ({ value }),
+      (err: unknown) => ({ err }),
+    ),
+    hang,
+  ]).finally(() => clearTimeout(timer));
   if (outcome === 'hang') {
     t.fail(`${what}: no answer within ${ms} ms`);
     return {};
@@ -132,64 +161,83 @@ async function answered<T>(t: { fail(msg: string): void }, what: string, call: (
   return outcome;
 }
 
-t.test('a frozen Redis (SIGSTOP): every store call is a 503 within store.command_timeout_ms, and it recovers on SIGCONT', async (t) => {
-  const redis = await startRedis();
-  t.teardown(() => {
-    redis.thaw();
-    redis.stop();
-  });
-  const app = await buildApp({
-    env: { DATA_DIR: tempDir() },
-    config: { store: { url: redis.url, command_timeout_ms: 1000 } },
-    logLevel: 'silent',
-    beforeSurfaces: routes,
-    discovery: { builtinRoot: noopOnlyRoot() },
-  });
-  t.teardown(() => app.close());
-  await app.ready();
-  const store = app.sb.store;
-  await store.collection('notes').set('n1', { text: 'hello' });
-  t.equal((await app.inject({ url: '/test/notes/n1' })).statusCode, 200, 'reads while Redis answers');
+t.test(
+  'a frozen Redis (SIGSTOP): every store call is a 503 within store.command_timeout_ms, and it recovers on SIGCONT',
+  async (t) => {
+    const redis = await startRedis();
+    t.teardown(() => {
+      redis.thaw();
+      redis.stop();
+    });
+    const app = await buildApp({
+      env: { DATA_DIR: tempDir() },
+      config: { store: { url: redis.url, command_timeout_ms: 1000 } },
+      logLevel: 'silent',
+      beforeSurfaces: routes,
+      discovery: { builtinRoot: noopOnlyRoot() },
+    });
+    t.teardown(() => app.close());
+    await app.ready();
+    const store = app.sb.store;
+    await store.collection('notes').set('n1', { text: 'hello' });
+    t.equal((await app.inject({ url: '/test/notes/n1' })).statusCode, 200, 'reads while Redis answers');
 
-  redis.freeze();
-  for (const [op, call] of [
-    ['get', () => store.collection('notes').get('n1')],
-    ['getMany', () => store.collection('notes').getMany(['n1'])],
-    ['set', () => store.collection('notes').set('n2', { text: 'x' })],
-    ['delete', () => store.collection('notes').delete('n2')],
-    ['clear', () => store.collection('frozen-clear').clear()],
-    ['entries', async () => {
-      for await (const _ of store.collection('notes').entries()) void _;
-    }],
-  ] as Array<[string, () => Promise<unknown>]>) {
-    const { err } = await answered(t, op, call);
-    t.ok(isSwitchboardError(err), `${op}: a coded error, not a hang or an answer`);
-    if (isSwitchboardError(err)) {
-      t.equal(err.statusCode, 503, `${op}: 503`);
-      t.equal(err.code, 'SB_ERR_STORE_UNAVAILABLE', `${op}: code`);
-      t.match(err.detail, /Store 'redis' is unavailable .*no answer within 1000 ms/, `${op}: names the store and the deadline`);
+    redis.freeze();
+    for (const [op, call] of [
+      ['get', () => store.collection('notes').get('n1')],
+      ['getMany', () => store.collection('notes').getMany(['n1'])],
+      ['set', () => store.collection('notes').set('n2', { text: 'x' })],
+      ['delete', () => store.collection('notes').delete('n2')],
+      ['clear', () => store.collection('frozen-clear').clear()],
+      [
+        'entries',
+        async () => {
+          for await (const _ of store.collection('notes').entries()) void _;
+        },
+      ],
+    ] as Array<[string, () => Promise<unknown>]>) {
+      const { err } = await answered(t, op, call);
+      t.ok(isSwitchboardError(err), `${op}: a coded error, not a hang or an answer`);
+      if (isSwitchboardError(err)) {
+        t.equal(err.statusCode, 503, `${op}: 503`);
+        t.equal(err.code, 'SB_ERR_STORE_UNAVAILABLE', `${op}: code`);
+        t.match(
+          err.detail,
+          /Store 'redis' is unavailable .*no answer within 1000 ms/,
+          `${op}: names the store and the deadline`,
+        );
+      }
     }
-  }
-  t.equal((await answered(t, 'healthcheck', () => store.healthcheck())).value, 'down', 'the store health says down');
+    t.equal((await answered(t, 'healthcheck', () => store.healthcheck())).value, 'down', 'the store health says down');
 
-  const res = (await answered(t, 'HTTP read', () => app.inject({ url: '/test/notes/n1' }))).value;
-  t.equal(res?.statusCode, 503, 'an HTTP route that reads the store answers 503');
-  t.same(Object.keys(res?.json() ?? {}).sort(), ['code', 'detail']);
-  const agents = (await answered(t, 'agents list', () => app.inject({ url: '/api/v1/agents' }))).value;
-  t.equal(agents?.statusCode, 503, 'a real store-backed route (agents list) too');
-  t.equal(agents?.json().code, 'SB_ERR_STORE_UNAVAILABLE');
-  const ready = (await answered(t, '/readyz', () => app.inject({ url: '/readyz' }))).value;
-  t.equal(ready?.statusCode, 503, '/readyz answers, 503');
-  t.equal(ready?.json().checks['store/redis'], 'down');
+    const res = (await answered(t, 'HTTP read', () => app.inject({ url: '/test/notes/n1' }))).value;
+    t.equal(res?.statusCode, 503, 'an HTTP route that reads the store answers 503');
+    t.same(Object.keys(res?.json() ?? {}).sort(), ['code', 'detail']);
+    const agents = (await answered(t, 'agents list', () => app.inject({ url: '/api/v1/agents' }))).value;
+    t.equal(agents?.statusCode, 503, 'a real store-backed route (agents list) too');
+    t.equal(agents?.json().code, 'SB_ERR_STORE_UNAVAILABLE');
+    const ready = (await answered(t, '/readyz', () => app.inject({ url: '/readyz' }))).value;
+    t.equal(ready?.statusCode, 503, '/readyz answers, 503');
+    t.equal(ready?.json().checks['store/redis'], 'down');
 
-  redis.thaw();
-  t.same(await store.collection('notes').get('n1'), { text: 'hello' }, 'answers again after SIGCONT, on the same connection');
-  t.equal((await app.inject({ url: '/readyz' })).json().checks['store/redis'], 'ok');
-});
+    redis.thaw();
+    t.same(
+      await store.collection('notes').get('n1'),
+      { text: 'hello' },
+      'answers again after SIGCONT, on the same connection',
+    );
+    t.equal((await app.inject({ url: '/readyz' })).json().checks['store/redis'], 'ok');
+  },
+);
 
 t.test('store.command_timeout_ms is validated', async (t) => {
   await t.rejects(
-    buildApp({ env: { DATA_DIR: tempDir() }, config: { store: { backend: 'memory', command_timeout_ms: 0 } }, logLevel: 'silent', discovery: { builtinRoot: noopOnlyRoot() } }),
+    buildApp({
+      env: { DATA_DIR: tempDir() },
+      config: { store: { backend: 'memory', command_timeout_ms: 0 } },
+      logLevel: 'silent',
+      discovery: { builtinRoot: noopOnlyRoot() },
+    }),
     { code: 'SB_ERR_CONFIG_INVALID', message: /store\.command_timeout_ms/ },
   );
 });

@@ -58,44 +58,71 @@ t.test('a seed check on a store that cannot be read rejects and re-seeds nothing
   t.equal(runs, 1, 'an outage is not mistaken for an empty store');
 });
 
-t.test('Redis restarted empty: file scopes come back, the Basic admin stays admin, /readyz reports the re-seed', async (t) => {
-  let redis = await startRedis();
-  t.teardown(() => redis.stop());
-  const app = await buildApp({
-    env: { DATA_DIR: tempDir() },
-    config: { store: { url: redis.url, command_timeout_ms: 1000 }, registry: { admin_password: 'seed-test-admin', health: { interval_seconds: 0 } } },
-    logLevel: 'silent',
-    discovery: { builtinRoot: noopOnlyRoot() },
-  });
-  t.teardown(() => app.close());
-  await app.ready();
-  const basic = { authorization: `Basic ${Buffer.from('admin:seed-test-admin').toString('base64')}` };
-  const scopes = app.sb.store.collection<ScopeDocument>('registry_scopes');
-  const fileScopes: string[] = [];
-  for await (const [id, doc] of scopes.entries()) if (doc.system) fileScopes.push(id);
-  t.ok(fileScopes.length > 0, 'the scope files were seeded');
-  t.equal((await app.inject({ url: '/api/auth/me', headers: basic })).json().is_admin, true, 'the Basic admin is admin');
+t.test(
+  'Redis restarted empty: file scopes come back, the Basic admin stays admin, /readyz reports the re-seed',
+  async (t) => {
+    let redis = await startRedis();
+    t.teardown(() => redis.stop());
+    const app = await buildApp({
+      env: { DATA_DIR: tempDir() },
+      config: {
+        store: { url: redis.url, command_timeout_ms: 1000 },
+        registry: { admin_password: 'seed-test-admin', health: { interval_seconds: 0 } },
+      },
+      logLevel: 'silent',
+      discovery: { builtinRoot: noopOnlyRoot() },
+    });
+    t.teardown(() => app.close());
+    await app.ready();
+    const basic = { authorization: `Basic ${Buffer.from('admin:seed-test-admin').toString('base64')}` };
+    const scopes = app.sb.store.collection<ScopeDocument>('registry_scopes');
+    const fileScopes: string[] = [];
+    for await (const [id, doc] of scopes.entries()) if (doc.system) fileScopes.push(id);
+    t.ok(fileScopes.length > 0, 'the scope files were seeded');
+    t.equal(
+      (await app.inject({ url: '/api/auth/me', headers: basic })).json().is_admin,
+      true,
+      'the Basic admin is admin',
+    );
 
-  redis.stop();
-  await waitExit(redis.child);
-  redis = await startRedis(redis.port);
+    redis.stop();
+    await waitExit(redis.child);
+    redis = await startRedis(redis.port);
 
-  // The background check (every few seconds) repairs the store without anyone calling /readyz.
-  t.ok(await eventually(async () => (await scopes.get(fileScopes[0])) !== undefined), 'the file scopes are written back by themselves');
-  for (const id of fileScopes) t.ok(await scopes.get(id), `scope ${id} is back in the store`);
+    // The background check (every few seconds) repairs the store without anyone calling /readyz.
+    t.ok(
+      await eventually(async () => (await scopes.get(fileScopes[0])) !== undefined),
+      'the file scopes are written back by themselves',
+    );
+    for (const id of fileScopes) t.ok(await scopes.get(id), `scope ${id} is back in the store`);
 
-  const ready = await app.inject({ url: '/readyz' });
-  t.equal(ready.statusCode, 200);
-  t.equal(ready.json().checks['store/redis'], 'ok');
-  t.same(ready.json().reseeded?.seeds, ['registry scopes'], '/readyz reports that the store was found emptied and seeded again');
-  t.ok(Date.parse(ready.json().reseeded?.at) > 0);
+    const ready = await app.inject({ url: '/readyz' });
+    t.equal(ready.statusCode, 200);
+    t.equal(ready.json().checks['store/redis'], 'ok');
+    t.same(
+      ready.json().reseeded?.seeds,
+      ['registry scopes'],
+      '/readyz reports that the store was found emptied and seeded again',
+    );
+    t.ok(Date.parse(ready.json().reseeded?.at) > 0);
 
-  // The scope view reloads from the store every ~10 s; the admin must be admin before and after.
-  const me = await app.inject({ url: '/api/auth/me', headers: basic });
-  t.equal(me.json().is_admin, true, 'the Basic admin is still admin');
-  const reg = await app.inject({ method: 'POST', url: '/api/servers/register', headers: basic, payload: { server_name: 'After', description: 'registered after the restart', path: '/after', proxy_pass_url: 'http://127.0.0.1:9' } });
-  t.equal(reg.statusCode, 201, `the Basic admin can register again: ${reg.body}`);
-});
+    // The scope view reloads from the store every ~10 s; the admin must be admin before and after.
+    const me = await app.inject({ url: '/api/auth/me', headers: basic });
+    t.equal(me.json().is_admin, true, 'the Basic admin is still admin');
+    const reg = await app.inject({
+      method: 'POST',
+      url: '/api/servers/register',
+      headers: basic,
+      payload: {
+        server_name: 'After',
+        description: 'registered after the restart',
+        path: '/after',
+        proxy_pass_url: 'http://127.0.0.1:9',
+      },
+    });
+    t.equal(reg.statusCode, 201, `the Basic admin can register again: ${reg.body}`);
+  },
+);
 
 t.test('a file scope missing from the store stands in from its file until it is seeded again', async (t) => {
   const redis = await startRedis();
@@ -113,7 +140,16 @@ t.test('a file scope missing from the store stands in from its file until it is 
   const scopes = app.sb.store.collection<ScopeDocument>('registry_scopes');
   await scopes.clear();
   // A scope change reloads the view from the store at once.
-  const created = await app.inject({ method: 'POST', url: '/api/internal/create-group', headers: basic, payload: { group_name: 'late-group', description: 'reloads the scopes' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/internal/create-group',
+    headers: basic,
+    payload: { group_name: 'late-group', description: 'reloads the scopes' },
+  });
   t.equal(created.statusCode, 201, `a group was created: ${created.body}`);
-  t.equal((await app.inject({ url: '/api/auth/me', headers: basic })).json().is_admin, true, 'the admin keeps its file-defined rights');
+  t.equal(
+    (await app.inject({ url: '/api/auth/me', headers: basic })).json().is_admin,
+    true,
+    'the admin keeps its file-defined rights',
+  );
 });

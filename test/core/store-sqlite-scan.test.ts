@@ -63,7 +63,10 @@ t.test('a scan survives its consumer writing to the same collection at every ste
   }
   t.equal(n, N, 'every entry visited once');
   const all = await c.getMany(Array.from({ length: N }, (_, i) => key(i)));
-  t.ok(all.every((v) => v?.seen === true), 'every rewrite landed');
+  t.ok(
+    all.every((v) => v?.seen === true),
+    'every rewrite landed',
+  );
 });
 
 t.test('a scan of an empty collection and of exactly one page ends cleanly', async (t) => {
@@ -76,5 +79,8 @@ t.test('a scan of an empty collection and of exactly one page ends cleanly', asy
   for (let i = 0; i < SCAN_PAGE; i++) await page.set(key(i), i);
   const values: number[] = [];
   for await (const [, v] of page.entries()) values.push(v);
-  t.same(values, Array.from({ length: SCAN_PAGE }, (_, i) => i));
+  t.same(
+    values,
+    Array.from({ length: SCAN_PAGE }, (_, i) => i),
+  );
 });

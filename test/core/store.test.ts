@@ -38,7 +38,9 @@ t.test('sqlite: every acknowledged write survives kill -9', async (t) => {
   let buf = '';
   await new Promise<void>((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited early (${code})`))));
+    child.on('exit', (code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`writer exited early (${code})`)),
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       buf += chunk.toString();
       const lines = buf.split('\n');
@@ -67,7 +69,9 @@ t.test('sqlite set-if-absent across two handles on one file (two processes shari
     await b.close();
   });
   const claims = [a, b].map((s) => s.collection<{ by: string }>('claims'));
-  const won = await Promise.all(claims.flatMap((c, i) => [c.setIfAbsent('run/t1', { by: `s${i}` }), c.setIfAbsent('run/t1', { by: `s${i}` })]));
+  const won = await Promise.all(
+    claims.flatMap((c, i) => [c.setIfAbsent('run/t1', { by: `s${i}` }), c.setIfAbsent('run/t1', { by: `s${i}` })]),
+  );
   t.equal(won.filter(Boolean).length, 1, 'one claim wins across both handles');
   t.same(await claims[1]!.get('run/t1'), await claims[0]!.get('run/t1'), 'both handles read the winner');
 });

@@ -21,7 +21,12 @@ t.test('memory content must be a string: 42 is a 422 and nothing is stored', asy
 
 t.test('an invalid resource.type lists the allowed values once', async (t) => {
   const app = await makeApp(t);
-  const res = await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: adminBasic(app), payload: { resource: { type: 'nope', id: '/x' } } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/tokens/generate',
+    headers: adminBasic(app),
+    payload: { resource: { type: 'nope', id: '/x' } },
+  });
   t.equal(res.statusCode, 422, res.body);
   const detail = res.json().detail as Array<{ loc: unknown[]; msg: string }>;
   t.equal(detail.length, 1, 'one item, not one per branch of the union');
@@ -35,7 +40,13 @@ t.test('GET /api/servers/register is a 405 pointing at POST', async (t) => {
   const res = await app.inject({ method: 'GET', url: '/api/servers/register', headers: adminBasic(app) });
   t.equal(res.statusCode, 405, res.body);
   t.equal(res.headers.allow, 'POST');
-  t.same(res.json(), { detail: 'GET is not allowed on /api/servers/register; use POST to register a server', code: 'SB_ERR_METHOD_NOT_ALLOWED' });
+  t.same(res.json(), {
+    detail: 'GET is not allowed on /api/servers/register; use POST to register a server',
+    code: 'SB_ERR_METHOD_NOT_ALLOWED',
+  });
   // Other unknown servers are still a 404 that names them.
-  t.equal((await app.inject({ method: 'GET', url: '/api/servers/nothing-here', headers: adminBasic(app) })).statusCode, 404);
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/servers/nothing-here', headers: adminBasic(app) })).statusCode,
+    404,
+  );
 });

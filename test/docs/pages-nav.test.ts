@@ -13,15 +13,24 @@ t.test('/ is a landing page whose links all lead somewhere, and a browser login 
   t.equal(home.statusCode, 200);
   t.match(home.headers['content-type'], /^text\/html/);
   const links = hrefs(home.body);
-  for (const want of ['/api/', '/docs', '/openapi.json', '/readyz', '/login']) t.ok(links.includes(want), `/ links to ${want}`);
+  for (const want of ['/api/', '/docs', '/openapi.json', '/readyz', '/login'])
+    t.ok(links.includes(want), `/ links to ${want}`);
 
   // The form a browser posts: a 302 to / and the session cookie.
   const password = adminBasic(app).authorization;
   const [user, pass] = Buffer.from(password.slice('Basic '.length), 'base64').toString().split(':');
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, payload: `username=${encodeURIComponent(user)}&password=${encodeURIComponent(pass)}` });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    payload: `username=${encodeURIComponent(user)}&password=${encodeURIComponent(pass)}`,
+  });
   t.equal(login.statusCode, 302, login.body);
   t.equal(login.headers.location, '/', 'login sends the browser home');
-  const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+  const cookie = ([] as string[])
+    .concat(login.headers['set-cookie'] ?? [])
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const landed = await app.inject({ method: 'GET', url: login.headers.location as string, headers: { cookie } });
   t.equal(landed.statusCode, 200, 'where the login lands is a page, not a JSON 404');
   t.match(landed.headers['content-type'], /^text\/html/);

@@ -51,7 +51,13 @@ function shellBlocks(file: string): { run: Block[]; skipped: Block[] } {
   return { run, skipped };
 }
 
-const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 async function until(fn: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -87,13 +93,37 @@ t.test('every shell block of the README and docs/ runs as pasted against a live 
   mkdirSync(join(work, 'data'));
   const [port, port2, mcpPort] = [await freePort(), await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
-  for (const k of ['DATA_DIR', 'PORT', 'HOST', 'SWITCHBOARD_CONFIG', 'REDIS_URL', 'ADMIN_PASSWORD', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY']) delete env[k];
+  for (const k of [
+    'DATA_DIR',
+    'PORT',
+    'HOST',
+    'SWITCHBOARD_CONFIG',
+    'REDIS_URL',
+    'ADMIN_PASSWORD',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'ANTHROPIC_API_KEY',
+  ])
+    delete env[k];
 
-  const server = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], { cwd: work, env: { ...env, PORT: String(port) }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
+    cwd: work,
+    env: { ...env, PORT: String(port) },
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let serverErr = '';
   server.stderr!.on('data', (d: Buffer) => (serverErr += d.toString()));
   t.teardown(() => stopGroup(server));
-  const up = await until(async () => server.exitCode === null && (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)), 180_000);
+  const up = await until(
+    async () =>
+      server.exitCode === null &&
+      (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )),
+    180_000,
+  );
   t.ok(up, `the server is up${up ? '' : `: ${serverErr}`}`);
   if (!up) return;
 
@@ -109,7 +139,10 @@ t.test('every shell block of the README and docs/ runs as pasted against a live 
     ran += run.length;
     if (run.length === 0) continue;
     await t.test(`${file}: ${run.length} block(s) run, ${skipped.length} marked skip`, async (t) => {
-      const script = ['set -euo pipefail', ...run.map((b) => `echo "### ${file}:${b.line}" >&2\n${substitute(b.text)}`)].join('\n');
+      const script = [
+        'set -euo pipefail',
+        ...run.map((b) => `echo "### ${file}:${b.line}" >&2\n${substitute(b.text)}`),
+      ].join('\n');
       const sh = spawn('bash', ['-c', script], { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       sh.stdout!.on('data', (d: Buffer) => (out += d.toString()));

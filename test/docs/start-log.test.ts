@@ -29,7 +29,8 @@ async function runUntil(cmd: string, args: string[], env: NodeJS.ProcessEnv, don
 
 const baseEnv = (dataDir: string): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' };
-  for (const k of ['LOG_FORMAT', 'SWITCHBOARD_CONFIG', 'REDIS_URL', 'ADMIN_PASSWORD', 'ENCRYPTION_KEY', 'SECRET_KEY']) delete env[k];
+  for (const k of ['LOG_FORMAT', 'SWITCHBOARD_CONFIG', 'REDIS_URL', 'ADMIN_PASSWORD', 'ENCRYPTION_KEY', 'SECRET_KEY'])
+    delete env[k];
   return env;
 };
 
@@ -40,7 +41,10 @@ const dir = tempDir('sb-startlog-');
 t.test('not a terminal: JSON lines, no banner, and the first start names data/encryption_key', async (t) => {
   const out = await runUntil(process.execPath, BIN, baseEnv(dir), /switchboard ready/);
   const lines = out.split('\n').filter((l) => l.trim());
-  t.ok(lines.every((l) => l.startsWith('{')), 'every line is JSON');
+  t.ok(
+    lines.every((l) => l.startsWith('{')),
+    'every line is JSON',
+  );
   const named = lines.map((l) => JSON.parse(l)).find((l) => l.file === `${dir}/encryption_key`);
   t.ok(named, 'a log line names the generated encryption_key file');
   t.match(named?.msg, /Generated ENCRYPTION_KEY/);
@@ -53,7 +57,15 @@ t.test('at a terminal: pretty logs through pino-pretty and the banner', async (t
   const out = await runUntil('script', ['-qec', cmd, '/dev/null'], baseEnv(dir), /Ctrl-C to stop/);
   t.notMatch(out, /\{"level":/, 'no JSON lines');
   t.match(out, /INFO.*switchboard ready/, 'pino-pretty lines');
-  for (const want of [/Console\s+http:\/\/127\.0\.0\.1:\d+\//, /API docs\s+http:.*\/docs/, /Registry\s+http:.*\/api\//, /Platform\s+http:.*\/api\/v1/, /password in .*admin_password/, /Store\s+sqlite/, /Providers\s+.*memory=in_memory/]) {
+  for (const want of [
+    /Console\s+http:\/\/127\.0\.0\.1:\d+\//,
+    /API docs\s+http:.*\/docs/,
+    /Registry\s+http:.*\/api\//,
+    /Platform\s+http:.*\/api\/v1/,
+    /password in .*admin_password/,
+    /Store\s+sqlite/,
+    /Providers\s+.*memory=in_memory/,
+  ]) {
     t.match(out, want, `banner: ${want}`);
   }
   t.notMatch(out, /Generated ENCRYPTION_KEY/, 'a later start does not claim to have generated the key');
@@ -65,5 +77,8 @@ t.test('LOG_FORMAT: json or pretty, pretty by default only on a terminal; anythi
   t.equal(logFormat({}, false), 'json');
   t.equal(logFormat({ LOG_FORMAT: 'json' }, true), 'json', 'JSON at a terminal when asked');
   t.equal(logFormat({ LOG_FORMAT: 'pretty' }, false), 'pretty');
-  t.throws(() => logFormat({ LOG_FORMAT: 'fancy' }, true), /Invalid environment variable LOG_FORMAT: 'fancy' is not one of json, pretty/);
+  t.throws(
+    () => logFormat({ LOG_FORMAT: 'fancy' }, true),
+    /Invalid environment variable LOG_FORMAT: 'fancy' is not one of json, pretty/,
+  );
 });

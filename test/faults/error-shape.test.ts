@@ -16,18 +16,29 @@ import { startRedis, waitExit } from '../fixtures/redis-server.ts';
  */
 
 t.test('a coded error on a route with its own 503 schema is a 503 {detail, code}', async (t) => {
-  const app = await makeApp(t, {}, {
-    discovery: { builtinRoot: noopOnlyRoot() },
-    beforeSurfaces: (app: FastifyInstance) => {
-      app.get(
-        '/test/own-503',
-        { schema: { response: { 200: Type.Object({ status: Type.String() }), 503: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.String()) }) } } },
-        async () => {
-          throw unavailable('SB_ERR_STORE_UNAVAILABLE', "Store 'redis' is unavailable (get): test");
-        },
-      );
+  const app = await makeApp(
+    t,
+    {},
+    {
+      discovery: { builtinRoot: noopOnlyRoot() },
+      beforeSurfaces: (app: FastifyInstance) => {
+        app.get(
+          '/test/own-503',
+          {
+            schema: {
+              response: {
+                200: Type.Object({ status: Type.String() }),
+                503: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.String()) }),
+              },
+            },
+          },
+          async () => {
+            throw unavailable('SB_ERR_STORE_UNAVAILABLE', "Store 'redis' is unavailable (get): test");
+          },
+        );
+      },
     },
-  });
+  );
   const res = await app.inject({ url: '/test/own-503' });
   t.equal(res.statusCode, 503);
   t.match(res.headers['content-type'], /^application\/json/);

@@ -40,21 +40,53 @@ function families(adminBearer: Record<string, string>): Family[] {
     { name: 'registry servers: list', request: () => ({ url: '/api/servers', headers: basic }) },
     {
       name: 'registry servers: register',
-      request: () => ({ method: 'POST', url: '/api/servers/register', headers: basic, payload: { server_name: 'Faults', description: 'fault test', path: `/${fresh('srv')}`, proxy_pass_url: 'http://127.0.0.1:9' } }),
+      request: () => ({
+        method: 'POST',
+        url: '/api/servers/register',
+        headers: basic,
+        payload: {
+          server_name: 'Faults',
+          description: 'fault test',
+          path: `/${fresh('srv')}`,
+          proxy_pass_url: 'http://127.0.0.1:9',
+        },
+      }),
     },
-    { name: 'registry tokens: generate', request: () => ({ method: 'POST', url: '/api/tokens/generate', headers: adminBearer, payload: {} }) },
-    { name: 'registry /validate', request: () => ({ url: '/validate', headers: { ...adminBearer, 'x-original-url': '/fz/mcp' } }) },
+    {
+      name: 'registry tokens: generate',
+      request: () => ({ method: 'POST', url: '/api/tokens/generate', headers: adminBearer, payload: {} }),
+    },
+    {
+      name: 'registry /validate',
+      request: () => ({ url: '/validate', headers: { ...adminBearer, 'x-original-url': '/fz/mcp' } }),
+    },
     { name: 'registry scopes', request: () => ({ url: '/api/scopes', headers: basic }) },
     { name: 'registry agents: list', request: () => ({ url: '/api/agents', headers: basic }) },
     { name: 'registry skills: list', request: () => ({ url: '/api/skills', headers: basic }) },
-    { name: 'platform memory: store', request: () => ({ method: 'POST', url: '/api/v1/memory/faults', headers: keyvMemory, payload: { key: fresh('k'), content: 'fault test' } }) },
+    {
+      name: 'platform memory: store',
+      request: () => ({
+        method: 'POST',
+        url: '/api/v1/memory/faults',
+        headers: keyvMemory,
+        payload: { key: fresh('k'), content: 'fault test' },
+      }),
+    },
     { name: 'platform memory: read', request: () => ({ url: '/api/v1/memory/faults/fixed', headers: keyvMemory }) },
     {
       name: 'platform memory: conversation events',
-      request: () => ({ method: 'POST', url: '/api/v1/memory/sessions/actor-1/session-1/events', headers: keyvMemory, payload: { messages: [{ role: 'user', text: 'hello' }] } }),
+      request: () => ({
+        method: 'POST',
+        url: '/api/v1/memory/sessions/actor-1/session-1/events',
+        headers: keyvMemory,
+        payload: { messages: [{ role: 'user', text: 'hello' }] },
+      }),
     },
     { name: 'platform agents: list', request: () => ({ url: '/api/v1/agents' }) },
-    { name: 'platform agents: create', request: () => ({ method: 'POST', url: '/api/v1/agents', payload: { name: fresh('agent'), model: 'noop' } }) },
+    {
+      name: 'platform agents: create',
+      request: () => ({ method: 'POST', url: '/api/v1/agents', payload: { name: fresh('agent'), model: 'noop' } }),
+    },
     { name: 'platform agent sessions', request: () => ({ url: '/api/v1/agents/helper/sessions' }) },
     {
       name: '/readyz',
@@ -92,16 +124,32 @@ function json(res: LightMyRequestResponse): Record<string, unknown> {
 
 /** The fixtures the families read: a server /fz, an agent `helper`, a memory record. */
 async function createFixtures(t: Test, app: FastifyInstance): Promise<void> {
-  const server = await app.inject({ method: 'POST', url: '/api/servers/register', headers: basic, payload: { server_name: 'FZ', description: 'fault test', path: '/fz', proxy_pass_url: 'http://127.0.0.1:9' } });
+  const server = await app.inject({
+    method: 'POST',
+    url: '/api/servers/register',
+    headers: basic,
+    payload: { server_name: 'FZ', description: 'fault test', path: '/fz', proxy_pass_url: 'http://127.0.0.1:9' },
+  });
   t.equal(server.statusCode, 201, `fixture server: ${server.body}`);
   const agent = await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'helper', model: 'noop' } });
   t.equal(agent.statusCode, 201, `fixture agent: ${agent.body}`);
-  const rec = await app.inject({ method: 'POST', url: '/api/v1/memory/faults', headers: keyvMemory, payload: { key: 'fixed', content: 'kept' } });
+  const rec = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/faults',
+    headers: keyvMemory,
+    payload: { key: 'fixed', content: 'kept' },
+  });
   t.ok(rec.statusCode < 300, `fixture memory record: ${rec.body}`);
 }
 
 /** Every family answers as when healthy, or 503 naming the store; never a hang, never another 5xx. */
-async function duringOutage(t: Test, app: FastifyInstance, fams: Family[], healthy: Map<string, number>, what: string): Promise<void> {
+async function duringOutage(
+  t: Test,
+  app: FastifyInstance,
+  fams: Family[],
+  healthy: Map<string, number>,
+  what: string,
+): Promise<void> {
   for (const f of fams) {
     const res = await answer(t, app, f);
     if (!res) continue;
@@ -110,20 +158,34 @@ async function duringOutage(t: Test, app: FastifyInstance, fams: Family[], healt
       t.pass(`${what}: ${f.name} keeps working (${res.statusCode})`);
       continue;
     }
-    t.equal(res.statusCode, 503, `${what}: ${f.name} answers 503 or as before, got ${res.statusCode} ${res.body.slice(0, 300)}`);
+    t.equal(
+      res.statusCode,
+      503,
+      `${what}: ${f.name} answers 503 or as before, got ${res.statusCode} ${res.body.slice(0, 300)}`,
+    );
     if (res.statusCode !== 503) continue;
     if (f.ownOutageBody?.(body)) {
       t.pass(`${what}: ${f.name} reports the store down in its own body`);
       continue;
     }
-    t.same(Object.keys(body).sort(), ['code', 'detail'], `${what}: ${f.name}: the 503 body is {detail, code}: ${res.body.slice(0, 300)}`);
+    t.same(
+      Object.keys(body).sort(),
+      ['code', 'detail'],
+      `${what}: ${f.name}: the 503 body is {detail, code}: ${res.body.slice(0, 300)}`,
+    );
     t.equal(body.code, 'SB_ERR_STORE_UNAVAILABLE', `${what}: ${f.name}: code`);
     t.match(body.detail, /Store 'redis'/, `${what}: ${f.name}: the detail names the store`);
   }
 }
 
 /** Every family answers as when healthy again, by itself, before the recovery deadline. */
-async function recovers(t: Test, app: FastifyInstance, fams: Family[], healthy: Map<string, number>, what: string): Promise<void> {
+async function recovers(
+  t: Test,
+  app: FastifyInstance,
+  fams: Family[],
+  healthy: Map<string, number>,
+  what: string,
+): Promise<void> {
   for (const f of fams) {
     const until = Date.now() + RECOVERY_DEADLINE_MS;
     let last: LightMyRequestResponse | undefined;
@@ -144,7 +206,10 @@ t.test('store faults: frozen, killed, restarted empty', async (t) => {
   });
   const app = await buildApp({
     env: { DATA_DIR: tempDir() },
-    config: { store: { url: redis.url, command_timeout_ms: 2000 }, registry: { admin_password: ADMIN_PASSWORD, health: { interval_seconds: 0 } } },
+    config: {
+      store: { url: redis.url, command_timeout_ms: 2000 },
+      registry: { admin_password: ADMIN_PASSWORD, health: { interval_seconds: 0 } },
+    },
     logLevel: 'silent',
     discovery: { builtinRoot: storeBackedRoot() },
   });
@@ -156,7 +221,10 @@ t.test('store faults: frozen, killed, restarted empty', async (t) => {
   const healthy = new Map<string, number>();
   for (const f of fams) {
     const res = await answer(t, app, f);
-    t.ok(res && res.statusCode >= 200 && res.statusCode < 300, `healthy: ${f.name} answers 2xx (${res?.statusCode} ${res?.body.slice(0, 200)})`);
+    t.ok(
+      res && res.statusCode >= 200 && res.statusCode < 300,
+      `healthy: ${f.name} answers 2xx (${res?.statusCode} ${res?.body.slice(0, 200)})`,
+    );
     if (res && res.statusCode < 300) healthy.set(f.name, res.statusCode);
   }
 
@@ -178,17 +246,34 @@ t.test('store faults: frozen, killed, restarted empty', async (t) => {
     let server: LightMyRequestResponse | undefined;
     const attempts: string[] = [];
     while (Date.now() < until) {
-      server = await app.inject({ method: 'POST', url: '/api/servers/register', headers: basic, payload: { server_name: 'FZ', description: 'fault test', path: '/fz', proxy_pass_url: 'http://127.0.0.1:9' } });
+      server = await app.inject({
+        method: 'POST',
+        url: '/api/servers/register',
+        headers: basic,
+        payload: { server_name: 'FZ', description: 'fault test', path: '/fz', proxy_pass_url: 'http://127.0.0.1:9' },
+      });
       attempts.push(`${server.statusCode} ${server.body.slice(0, 160)}`);
       // 409: an earlier attempt, answered while the client reconnected, stored the record after all.
       if (server.statusCode === 201 || server.statusCode === 409) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    t.ok(server?.statusCode === 201 || server?.statusCode === 409, `the Basic admin registers again once Redis is back (not 403): ${attempts.join(' | ')}`);
+    t.ok(
+      server?.statusCode === 201 || server?.statusCode === 409,
+      `the Basic admin registers again once Redis is back (not 403): ${attempts.join(' | ')}`,
+    );
     if (server?.statusCode === 409) t.comment(`register attempts after the restart: ${attempts.join(' | ')}`);
-    const agent = await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: 'helper', model: 'noop' } });
+    const agent = await app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: { name: 'helper', model: 'noop' },
+    });
     t.equal(agent.statusCode, 201, `the agent fixture again: ${agent.body}`);
-    await app.inject({ method: 'POST', url: '/api/v1/memory/faults', headers: keyvMemory, payload: { key: 'fixed', content: 'kept' } });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/memory/faults',
+      headers: keyvMemory,
+      payload: { key: 'fixed', content: 'kept' },
+    });
     await recovers(t, app, fams, healthy, 'after the empty restart');
     const ready = await app.inject({ url: '/readyz' });
     t.same(ready.json().reseeded?.seeds, ['registry scopes'], '/readyz reports the re-seed');

@@ -24,24 +24,37 @@ function measure(value: unknown): { depth: number; widest: number } {
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200) * 5;
 const tricky = fc.string({ unit: fc.constantFrom('{', '}', '[', ']', ',', '"', '\\', ':', 'a', ' ', '\u2028') });
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.integer(), tricky, fc.constant(null), tie('array'), tie('object')),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.integer(),
+    tricky,
+    fc.constant(null),
+    tie('array'),
+    tie('object'),
+  ),
   array: fc.array(tie('value'), { maxLength: 4 }),
   object: fc.dictionary(tricky, tie('value'), { maxKeys: 6 }),
 })).value;
 
 t.test('scanJsonLimits agrees with the parsed value', async (t) => {
   fc.assert(
-    fc.property(json, fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 6 }), fc.boolean(), (value, maxDepth, maxObjectKeys, pretty) => {
-      const text = JSON.stringify(value, null, pretty ? 2 : undefined);
-      const { depth, widest } = measure(value);
-      const v = scanJsonLimits(text, { maxDepth, maxObjectKeys });
-      if (depth > maxDepth || widest > maxObjectKeys) {
-        if (!v) return false;
-        // The offset points at the bracket that went too deep, or a comma inside the too-wide object.
-        return v.limit === 'depth' ? '{['.includes(text[v.offset]) : text[v.offset] === ',';
-      }
-      return v === undefined;
-    }),
+    fc.property(
+      json,
+      fc.integer({ min: 2, max: 8 }),
+      fc.integer({ min: 1, max: 6 }),
+      fc.boolean(),
+      (value, maxDepth, maxObjectKeys, pretty) => {
+        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+        const { depth, widest } = measure(value);
+        const v = scanJsonLimits(text, { maxDepth, maxObjectKeys });
+        if (depth > maxDepth || widest > maxObjectKeys) {
+          if (!v) return false;
+          // The offset points at the bracket that went too deep, or a comma inside the too-wide object.
+          return v.limit === 'depth' ? '{['.includes(text[v.offset]) : text[v.offset] === ',';
+        }
+        return v === undefined;
+      },
+    ),
     { numRuns: RUNS },
   );
   t.pass(`${RUNS} generated documents`);

@@ -41,11 +41,17 @@ type Operation = {
 };
 
 type OpenApi = {
-  paths: Record<string, Record<string, {
-    parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Schema }>;
-    requestBody?: { content?: Record<string, { schema?: Schema }> };
-    responses?: Record<string, { content?: Record<string, unknown> }>;
-  }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Schema }>;
+        requestBody?: { content?: Record<string, { schema?: Schema }> };
+        responses?: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
+  >;
 };
 
 function operationsOf(doc: OpenApi): Operation[] {
@@ -59,10 +65,14 @@ function operationsOf(doc: OpenApi): Operation[] {
         method: method.toUpperCase(),
         path,
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
-        query: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: !!p.required, schema: p.schema })),
+        query: params
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: p.name, required: !!p.required, schema: p.schema })),
         body: content['application/json']?.schema,
         bodyTypes: Object.keys(content),
-        streams: Object.values(op.responses ?? {}).some((r) => Object.keys(r.content ?? {}).some((c) => c.includes('event-stream'))),
+        streams: Object.values(op.responses ?? {}).some((r) =>
+          Object.keys(r.content ?? {}).some((c) => c.includes('event-stream')),
+        ),
       });
     }
   }
@@ -84,7 +94,8 @@ function spyOn(inner: Store): { store: Store; writes: Write[] } {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v !== 'function') return v;
-        if (!['set', 'setIfAbsent', 'delete', 'clear'].includes(String(prop))) return (v as (...a: unknown[]) => unknown).bind(target);
+        if (!['set', 'setIfAbsent', 'delete', 'clear'].includes(String(prop)))
+          return (v as (...a: unknown[]) => unknown).bind(target);
         return async (...args: unknown[]) => {
           const r = await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
           if (r !== false) writes.push({ collection: name, request: requestScope.getStore() });
@@ -126,7 +137,8 @@ function problemWith(res: LightMyRequestResponse | 'hang', writes: Write[]): str
   if (res === 'hang') return `no answer within ${HANG_MS} ms`;
   if (res.statusCode >= 500 && !allowed5xx(res)) return `${res.statusCode}: ${res.body.slice(0, 300)}`;
   if (res.statusCode < 400) return undefined;
-  if (!/^application\/json/.test(String(res.headers['content-type']))) return `${res.statusCode} is not JSON: ${String(res.headers['content-type'])}`;
+  if (!/^application\/json/.test(String(res.headers['content-type'])))
+    return `${res.statusCode} is not JSON: ${String(res.headers['content-type'])}`;
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(res.body) as Record<string, unknown>;
@@ -135,8 +147,10 @@ function problemWith(res: LightMyRequestResponse | 'hang', writes: Write[]): str
   }
   const keys = Object.keys(body ?? {}).sort();
   if (keys.join() !== 'code,detail') return `${res.statusCode} body is not {detail, code}: ${res.body.slice(0, 300)}`;
-  if (typeof body.code !== 'string' || !(typeof body.detail === 'string' ? body.detail : Array.isArray(body.detail))) return `${res.statusCode} has an empty detail or code`;
-  if (writes.length) return `${res.statusCode} ${String(body.code)} but the store was written (${[...new Set(writes.map((w) => w.collection))].join(', ')})`;
+  if (typeof body.code !== 'string' || !(typeof body.detail === 'string' ? body.detail : Array.isArray(body.detail)))
+    return `${res.statusCode} has an empty detail or code`;
+  if (writes.length)
+    return `${res.statusCode} ${String(body.code)} but the store was written (${[...new Set(writes.map((w) => w.collection))].join(', ')})`;
   return undefined;
 }
 
@@ -149,12 +163,16 @@ function encoded(v: string): string {
   }
 }
 
-function requestArb(op: Operation, kind: 'valid' | 'hostile', headers: Record<string, string>): fc.Arbitrary<InjectOptions> {
+function requestArb(
+  op: Operation,
+  kind: 'valid' | 'hostile',
+  headers: Record<string, string>,
+): fc.Arbitrary<InjectOptions> {
   const params = op.pathParams.length ? fc.tuple(...op.pathParams.map(() => pathParam)) : fc.constant([] as string[]);
   const query = fc.record(Object.fromEntries(op.query.map((q) => [q.name, queryValue(q.schema)])), {
     requiredKeys: kind === 'valid' ? op.query.filter((q) => q.required).map((q) => q.name) : [],
   });
-  const takesJson = op.bodyTypes.includes('application/json') || (op.body !== undefined);
+  const takesJson = op.bodyTypes.includes('application/json') || op.body !== undefined;
   const body: fc.Arbitrary<string | undefined> = !takesJson
     ? fc.constant(undefined)
     : kind === 'valid'
@@ -166,7 +184,11 @@ function requestArb(op: Operation, kind: 'valid' | 'hostile', headers: Record<st
     const qs = Object.entries(q)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encoded(v as string)}`)
       .join('&');
-    const req: InjectOptions = { method: op.method as 'GET', url: qs ? `${path}?${qs}` : path, headers: { ...headers } };
+    const req: InjectOptions = {
+      method: op.method as 'GET',
+      url: qs ? `${path}?${qs}` : path,
+      headers: { ...headers },
+    };
     if (b !== undefined) {
       req.payload = b;
       (req.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -180,7 +202,11 @@ t.test('every route in /openapi.json survives generated and hostile input', asyn
   const { store, writes } = spyOn(await openStore({ backend: 'memory' }));
   // No background health checks (the periodic sweep, the retries after a failed first check): their
   // writes would land between requests and read as a refused request's.
-  const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 1, first_check_retry_seconds: [] } } }, { store });
+  const app = await makeApp(
+    t,
+    { registry: { health: { interval_seconds: 0, timeout_seconds: 1, first_check_retry_seconds: [] } } },
+    { store },
+  );
   const admin = await asUser(app, ['mcp-registry-admin', 'mcp-registry-user'], 'fuzz-admin');
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as OpenApi;
   const all = operationsOf(doc);
@@ -191,7 +217,9 @@ t.test('every route in /openapi.json survives generated and hostile input', asyn
 
   // The lists: GETs without parameters that answer 200 and read the same a second later with
   // nothing written in between (uptimes and clocks are not lists).
-  const candidates = ops.filter((op) => op.method === 'GET' && !op.pathParams.length && !op.query.some((q) => q.required));
+  const candidates = ops.filter(
+    (op) => op.method === 'GET' && !op.pathParams.length && !op.query.some((q) => q.required),
+  );
   const first = await Promise.all(candidates.map((op) => app.inject({ method: 'GET', url: op.path, headers: admin })));
   await new Promise((r) => setTimeout(r, 1100));
   const listUrls: string[] = [];
@@ -220,26 +248,46 @@ t.test('every route in /openapi.json survives generated and hostile input', asyn
       const from = writes.length;
       const res = await requestScope.run(id, () => injectOrHang(app, req));
       if (res !== 'hang' && res.statusCode < 400) succeeded = true;
-      const problem = problemWith(res, writes.slice(from).filter((w) => w.request === id));
-      if (problem) failures.push(`${req.method} ${String(req.url).slice(0, 200)} body=${String(req.payload ?? '').slice(0, 200)} -> ${problem}`);
+      const problem = problemWith(
+        res,
+        writes.slice(from).filter((w) => w.request === id),
+      );
+      if (problem)
+        failures.push(
+          `${req.method} ${String(req.url).slice(0, 200)} body=${String(req.payload ?? '').slice(0, 200)} -> ${problem}`,
+        );
       return !problem;
     };
     // Around each write operation's hostile batch the lists are read: they must answer 200 (also
     // after the previous operation's valid batch) and, when every hostile request failed, read the same.
     const before = write ? await snapshot() : undefined;
     const writesBefore = writes.length;
-    for (const [url, r] of before ?? []) if (r.status !== 200) failures.push(`before ${op.method} ${op.path}: GET ${url} answered ${r.status}: ${r.body.slice(0, 200)}`);
-    await fc.check(fc.asyncProperty(requestArb(op, 'hostile', admin), runOne), { numRuns: RUNS, seed: seed++, endOnFailure: true });
+    for (const [url, r] of before ?? [])
+      if (r.status !== 200)
+        failures.push(`before ${op.method} ${op.path}: GET ${url} answered ${r.status}: ${r.body.slice(0, 200)}`);
+    await fc.check(fc.asyncProperty(requestArb(op, 'hostile', admin), runOne), {
+      numRuns: RUNS,
+      seed: seed++,
+      endOnFailure: true,
+    });
     if (before) {
       const after = await snapshot();
       for (const [url, was] of before) {
         const now = after.get(url)!;
-        if (now.status !== 200) failures.push(`after hostile ${op.method} ${op.path}: GET ${url} answered ${now.status}: ${now.body.slice(0, 200)}`);
+        if (now.status !== 200)
+          failures.push(
+            `after hostile ${op.method} ${op.path}: GET ${url} answered ${now.status}: ${now.body.slice(0, 200)}`,
+          );
         // Only when nothing at all was written meanwhile: background work may change a list by right.
-        else if (!succeeded && writes.length === writesBefore && now.body !== was.body) failures.push(`hostile ${op.method} ${op.path} all failed, yet GET ${url} changed`);
+        else if (!succeeded && writes.length === writesBefore && now.body !== was.body)
+          failures.push(`hostile ${op.method} ${op.path} all failed, yet GET ${url} changed`);
       }
     }
-    await fc.check(fc.asyncProperty(requestArb(op, 'valid', admin), runOne), { numRuns: RUNS, seed: seed++, endOnFailure: true });
+    await fc.check(fc.asyncProperty(requestArb(op, 'valid', admin), runOne), {
+      numRuns: RUNS,
+      seed: seed++,
+      endOnFailure: true,
+    });
     t.same(failures, [], `${op.method} ${op.path}`);
     if (failures.length && process.env.FUZZ_VERBOSE) for (const f of failures) t.comment(f);
   }

@@ -50,7 +50,11 @@ export const EDGE_STRINGS = [
 ];
 
 export const edgeString = fc.constantFrom(...EDGE_STRINGS);
-const anyString = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), edgeString);
+const anyString = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  edgeString,
+);
 const smallJson = fc.jsonValue({ maxDepth: 2 });
 
 function typeOf(s: Schema): string | undefined {
@@ -68,7 +72,8 @@ function stringOf(s: Schema): fc.Arbitrary<string> {
     }
   }
   if (s.format === 'uri' || s.format === 'url') return fc.webUrl();
-  if (s.format === 'date-time') return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
+  if (s.format === 'date-time')
+    return fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
   if (s.format === 'email') return fc.emailAddress();
   return fc.string({ unit: 'grapheme', minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 24, 64) });
 }
@@ -92,7 +97,10 @@ export function valid(s: Schema, depth = 0): fc.Arbitrary<unknown> {
       return fc.constant(null);
     case 'array': {
       const min = s.minItems ?? 0;
-      return fc.array(s.items && depth < 4 ? valid(s.items, depth + 1) : smallJson, { minLength: min, maxLength: Math.max(min, Math.min(s.maxItems ?? 3, 3)) });
+      return fc.array(s.items && depth < 4 ? valid(s.items, depth + 1) : smallJson, {
+        minLength: min,
+        maxLength: Math.max(min, Math.min(s.maxItems ?? 3, 3)),
+      });
     }
     case 'object': {
       if (depth >= 4) return fc.constant({});
@@ -101,8 +109,13 @@ export function valid(s: Schema, depth = 0): fc.Arbitrary<unknown> {
       const shape: Record<string, fc.Arbitrary<unknown>> = {};
       for (const [k, v] of Object.entries(props)) shape[k] = valid(v, depth + 1);
       const base = fc.record(shape, { requiredKeys: Object.keys(props).filter((k) => required.has(k)) });
-      if (s.additionalProperties === true || (typeof s.additionalProperties === 'object' && Object.keys(props).length === 0)) {
-        const extra = fc.dictionary(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), smallJson, { maxKeys: 4 });
+      if (
+        s.additionalProperties === true ||
+        (typeof s.additionalProperties === 'object' && Object.keys(props).length === 0)
+      ) {
+        const extra = fc.dictionary(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), smallJson, {
+          maxKeys: 4,
+        });
         return fc.tuple(base, extra).map(([b, e]) => ({ ...e, ...b }));
       }
       return base;
@@ -138,7 +151,19 @@ export function hostileBody(s: Schema | undefined): fc.Arbitrary<string> {
   const validBody = s ? valid(s) : smallJson;
   const mutations: Array<fc.Arbitrary<string>> = [
     // Not an object at all, or not JSON.
-    fc.constantFrom('[]', '"text"', '42', 'null', 'true', '{', '{"a":1,}', '{"a" 1}', '\u0000', '{"a":"\\ud800"}', '[' .repeat(5000)),
+    fc.constantFrom(
+      '[]',
+      '"text"',
+      '42',
+      'null',
+      'true',
+      '{',
+      '{"a":1,}',
+      '{"a" 1}',
+      '\u0000',
+      '{"a":"\\ud800"}',
+      '['.repeat(5000),
+    ),
     // Prototype keys, at the top and inside free-form members.
     fc.constantFrom('__proto__', 'constructor', 'prototype').chain((key) =>
       validBody.map((b) => {
@@ -148,15 +173,33 @@ export function hostileBody(s: Schema | undefined): fc.Arbitrary<string> {
       }),
     ),
     // Depth and size extremes, in a member (free-form ones are where they were stored).
-    fc.tuple(fc.constantFrom(...(props.length ? props : ['metadata'])), fc.constantFrom(33, 40, 2000, 100_000)).map(([k, d]) => `{"${k}":${deepText(d)}}`),
-    fc.tuple(fc.constantFrom(...(props.length ? props : ['metadata'])), fc.constantFrom(1001, 5000)).map(([k, n]) => `{"${k}":${wideText(n)}}`),
+    fc
+      .tuple(fc.constantFrom(...(props.length ? props : ['metadata'])), fc.constantFrom(33, 40, 2000, 100_000))
+      .map(([k, d]) => `{"${k}":${deepText(d)}}`),
+    fc
+      .tuple(fc.constantFrom(...(props.length ? props : ['metadata'])), fc.constantFrom(1001, 5000))
+      .map(([k, n]) => `{"${k}":${wideText(n)}}`),
     // A wrong type in one field, or a required field missing.
-    fc.tuple(validBody, fc.constantFrom(...(props.length ? props : ['x'])), wrongValue).map(([b, k, v]) => JSON.stringify({ ...(b as object), [k]: v })),
+    fc
+      .tuple(validBody, fc.constantFrom(...(props.length ? props : ['x'])), wrongValue)
+      .map(([b, k, v]) => JSON.stringify({ ...(b as object), [k]: v })),
     ...(required.length
-      ? [fc.tuple(validBody, fc.constantFrom(...required)).map(([b, k]) => JSON.stringify(Object.fromEntries(Object.entries(b as object).filter(([key]) => key !== k))))]
+      ? [
+          fc
+            .tuple(validBody, fc.constantFrom(...required))
+            .map(([b, k]) =>
+              JSON.stringify(Object.fromEntries(Object.entries(b as object).filter(([key]) => key !== k))),
+            ),
+        ]
       : []),
     // Odd unicode and huge strings in every string field.
-    fc.tuple(validBody, edgeString).map(([b, str]) => JSON.stringify(Object.fromEntries(Object.entries((b ?? {}) as object).map(([k, v]) => [k, typeof v === 'string' ? str : v])))),
+    fc
+      .tuple(validBody, edgeString)
+      .map(([b, str]) =>
+        JSON.stringify(
+          Object.fromEntries(Object.entries((b ?? {}) as object).map(([k, v]) => [k, typeof v === 'string' ? str : v])),
+        ),
+      ),
   ];
   return fc.oneof(...mutations);
 }
@@ -164,13 +207,16 @@ export function hostileBody(s: Schema | undefined): fc.Arbitrary<string> {
 /** A path parameter: ordinary, hostile, or not valid percent-encoding (sent raw). */
 export const pathParam: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/) },
-  { weight: 2, arbitrary: fc.oneof(anyString, fc.constantFrom('__proto__', 'constructor', '..', '.')).map((v) => {
+  {
+    weight: 2,
+    arbitrary: fc.oneof(anyString, fc.constantFrom('__proto__', 'constructor', '..', '.')).map((v) => {
       try {
         return encodeURIComponent(v.slice(0, 200));
       } catch {
         return '%ED%A0%80'; // a lone surrogate: the invalid UTF-8 of one
       }
-    }) },
+    }),
+  },
   { weight: 1, arbitrary: fc.constantFrom('%E0%A4%A', '%', '%zz', 'x'.repeat(101), '%2F..%2F', 'a%00b') },
 );
 

@@ -23,7 +23,13 @@ export async function makeApp(
   delete env.SWITCHBOARD_CONFIG;
   delete env.REDIS_URL;
   const store = opts.store ?? (await openStore({ backend: 'memory' }));
-  const app = await buildApp({ ...opts, env, config: onNoopEngines(config), store, logLevel: opts.logLevel ?? 'silent' });
+  const app = await buildApp({
+    ...opts,
+    env,
+    config: onNoopEngines(config),
+    store,
+    logLevel: opts.logLevel ?? 'silent',
+  });
   await app.ready();
   t.teardown(() => app.close());
   return app;

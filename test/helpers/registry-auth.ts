@@ -38,7 +38,11 @@ export async function mintToken(app: FastifyInstance, opts: MintOptions): Promis
 }
 
 /** Authorization headers for a user holding exactly `scopes` (e.g. ['mcp-registry-admin']). */
-export async function asUser(app: FastifyInstance, scopes: string[], username = 'test-user'): Promise<Record<string, string>> {
+export async function asUser(
+  app: FastifyInstance,
+  scopes: string[],
+  username = 'test-user',
+): Promise<Record<string, string>> {
   return { authorization: `Bearer ${await mintToken(app, { username, scopes })}` };
 }
 
@@ -60,7 +64,9 @@ export async function withScope(
  * token that unsafe cookie-authenticated requests must echo in X-CSRF-Token
  * (or the csrf_token form field).
  */
-export async function adminSession(app: FastifyInstance): Promise<{ cookie: string; csrf: string; headers: Record<string, string> }> {
+export async function adminSession(
+  app: FastifyInstance,
+): Promise<{ cookie: string; csrf: string; headers: Record<string, string> }> {
   const { username, password } = registryAuthOf(app).authenticator.admin;
   const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } });
   if (res.statusCode !== 302) throw new Error(`admin login failed: ${res.statusCode} ${res.body}`);
@@ -68,6 +74,8 @@ export async function adminSession(app: FastifyInstance): Promise<{ cookie: stri
   const list = Array.isArray(raw) ? raw : [String(raw)];
   const pairs = list.map((c) => c.split(';')[0]);
   const cookie = pairs.join('; ');
-  const csrf = decodeURIComponent(pairs.find((p) => p.startsWith('mcp_gateway_csrf='))!.slice('mcp_gateway_csrf='.length));
+  const csrf = decodeURIComponent(
+    pairs.find((p) => p.startsWith('mcp_gateway_csrf='))!.slice('mcp_gateway_csrf='.length),
+  );
   return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
 }

@@ -7,8 +7,19 @@ import { asUser } from './registry-auth.ts';
 import { listenLoopback } from '../fixtures/loopback.ts';
 
 /** POST /api/servers/register as `admin`, asserting the 201. */
-export async function registerServer(t: T, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>, description = 'test server'): Promise<void> {
-  const res = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { description, ...payload } });
+export async function registerServer(
+  t: T,
+  app: FastifyInstance,
+  admin: Record<string, string>,
+  payload: Record<string, unknown>,
+  description = 'test server',
+): Promise<void> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/servers/register',
+    headers: admin,
+    payload: { description, ...payload },
+  });
   t.equal(res.statusCode, 201, `registered ${String(payload.path)}: ${res.body}`);
 }
 
@@ -30,7 +41,11 @@ export async function listenOnLoopback(t: T, server: Server): Promise<string> {
  * admin (alice) to register servers with.
  */
 export async function listeningRegistry(t: T, registry: Record<string, unknown> = {}, store?: Store) {
-  const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 2 }, ...registry } }, { store });
+  const app = await makeApp(
+    t,
+    { registry: { health: { interval_seconds: 0, timeout_seconds: 2 }, ...registry } },
+    { store },
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   // Client pools can leave request-less connections that Node's close would wait a minute for
   // (headersTimeout). This runs before the app's own close: teardowns are LIFO.

@@ -26,15 +26,21 @@ export async function startBearerServer(initialToken: string): Promise<BearerSer
 
   const makeServer = () => {
     const server = new McpServer({ name: 'bearer-test', version: '1.0.0' });
-    server.tool('add', 'Add two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
-    server.tool('secret_echo', 'Echo a message', { message: z.string() }, async ({ message }) => ({ content: [{ type: 'text', text: message }] }));
+    server.tool('add', 'Add two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }));
+    server.tool('secret_echo', 'Echo a message', { message: z.string() }, async ({ message }) => ({
+      content: [{ type: 'text', text: message }],
+    }));
     return server;
   };
 
   const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ ...req.headers });
     if (req.headers.authorization !== `Bearer ${token}`) {
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(JSON.stringify({ error: 'unauthorized' }));
+      res
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+        .end(JSON.stringify({ error: 'unauthorized' }));
       return;
     }
     try {

@@ -68,7 +68,10 @@ export async function startControlledServer(initial: Partial<Behaviour> = {}, po
   const mcpServer = () => {
     // Capabilities are fixed per session: each probe opens a new one, so it sees the behaviour of its time.
     const tools = behaviour.tools.map((t) => ({ ...t }));
-    const server = new Server({ name: 'controlled', version: '1.0.0' }, { capabilities: tools.length ? { tools: {} } : {} });
+    const server = new Server(
+      { name: 'controlled', version: '1.0.0' },
+      { capabilities: tools.length ? { tools: {} } : {} },
+    );
     if (tools.length) server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
     return server;
   };
@@ -76,13 +79,17 @@ export async function startControlledServer(initial: Partial<Behaviour> = {}, po
   const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
-    const rpc = body && typeof body === 'object' && !Array.isArray(body) ? (body as { method?: string }).method : undefined;
+    const rpc =
+      body && typeof body === 'object' && !Array.isArray(body) ? (body as { method?: string }).method : undefined;
     seen.push({ method: req.method ?? '', path: url.pathname, headers: { ...req.headers }, rpc });
     if (behaviour.hang) return;
-    if (behaviour.failStatus) return void res.writeHead(behaviour.failStatus, { 'content-type': 'text/plain' }).end('failing on purpose');
+    if (behaviour.failStatus)
+      return void res.writeHead(behaviour.failStatus, { 'content-type': 'text/plain' }).end('failing on purpose');
     const auth = behaviour.auth;
     if (auth && req.headers[auth.header.toLowerCase()] !== auth.value) {
-      return void res.writeHead(auth.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'credential refused' }));
+      return void res
+        .writeHead(auth.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'credential refused' }));
     }
     if (rpc === 'initialize') {
       initializes++;
@@ -108,8 +115,15 @@ export async function startControlledServer(initial: Partial<Behaviour> = {}, po
       const sid = req.headers['mcp-session-id'];
       let transport = typeof sid === 'string' ? streamable.get(sid) : undefined;
       if (!transport) {
-        if (rpc !== 'initialize') return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, onsessioninitialized: (id) => void streamable.set(id, created) });
+        if (rpc !== 'initialize')
+          return void res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (id) => void streamable.set(id, created),
+        });
         created.onclose = () => created.sessionId && streamable.delete(created.sessionId);
         await mcpServer().connect(created);
         transport = created;

@@ -61,7 +61,9 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${origin}${opts.issuerPath ?? ''}`;
-  const allScopes = [...new Set(Object.values(opts.clients).flatMap((c) => (c.scope ?? '').split(' ').filter(Boolean)))];
+  const allScopes = [
+    ...new Set(Object.values(opts.clients).flatMap((c) => (c.scope ?? '').split(' ').filter(Boolean))),
+  ];
 
   const provider = new Provider(issuer, {
     clients: Object.entries(opts.clients).map(([client_id, c]) => ({
@@ -89,16 +91,21 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
       },
     },
     ttl: {
-      ClientCredentials: (_ctx: unknown, _token: unknown, client: { clientId: string }) => opts.clients[client.clientId]?.ttl_seconds ?? 600,
+      ClientCredentials: (_ctx: unknown, _token: unknown, client: { clientId: string }) =>
+        opts.clients[client.clientId]?.ttl_seconds ?? 600,
     },
-    extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) => opts.clients[token.clientId ?? '']?.claims ?? {},
+    extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) =>
+      opts.clients[token.clientId ?? '']?.claims ?? {},
   });
   if (opts.tokenExchange) {
     const params = ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'scope', 'resource'];
     provider.registerGrantType(
       TOKEN_EXCHANGE_GRANT,
       // In this oidc-provider version a grant handler gets only the context; it answers by setting the body.
-      async (ctx: { oidc: { params: Record<string, string | undefined>; client: { clientId: string } }; body: unknown }) => {
+      async (ctx: {
+        oidc: { params: Record<string, string | undefined>; client: { clientId: string } };
+        body: unknown;
+      }) => {
         const { subject_token, audience, scope } = ctx.oidc.params;
         if (!audience) throw new oidcErrors.InvalidTarget('audience is required');
         let sub: string;
@@ -106,10 +113,16 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
           const { payload } = await jwtVerify(subject_token ?? '', publicKey, { issuer });
           sub = String(payload.sub ?? payload.client_id);
         } catch (err) {
-          throw new oidcErrors.InvalidGrant(`subject_token is not a valid token of this issuer (${(err as Error).message})`);
+          throw new oidcErrors.InvalidGrant(
+            `subject_token is not a valid token of this issuer (${(err as Error).message})`,
+          );
         }
         const now = Math.floor(Date.now() / 1000);
-        const access_token = await new SignJWT({ client_id: ctx.oidc.client.clientId, act: { sub: ctx.oidc.client.clientId }, ...(scope ? { scope } : {}) })
+        const access_token = await new SignJWT({
+          client_id: ctx.oidc.client.clientId,
+          act: { sub: ctx.oidc.client.clientId },
+          ...(scope ? { scope } : {}),
+        })
           .setProtectedHeader({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' })
           .setIssuer(issuer)
           .setSubject(sub)
@@ -118,7 +131,12 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
           .setExpirationTime(now + 300)
           .setJti(randomUUID())
           .sign(privateKey);
-        ctx.body = { access_token, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: 300 };
+        ctx.body = {
+          access_token,
+          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          token_type: 'Bearer',
+          expires_in: 300,
+        };
       },
       params,
     );
@@ -143,11 +161,15 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
       if (t.scope) body.set('scope', t.scope);
       const res = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${client.secret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${clientId}:${client.secret}`).toString('base64')}`,
+        },
         body,
       });
       const json = (await res.json()) as { access_token?: string };
-      if (!res.ok || !json.access_token) throw new Error(`token request for ${clientId} failed: ${res.status} ${JSON.stringify(json)}`);
+      if (!res.ok || !json.access_token)
+        throw new Error(`token request for ${clientId} failed: ${res.status} ${JSON.stringify(json)}`);
       return json.access_token;
     },
     close: () =>

@@ -19,7 +19,9 @@ function objectWithKeys(n: number): string {
 
 /** A route whose body is any JSON, so the limits are seen without a schema in the way. */
 async function echo(app: FastifyInstance) {
-  app.post('/test/echo', { schema: { body: Type.Unknown(), response: { 200: Type.Unknown() } } }, async (request) => ({ got: request.body }));
+  app.post('/test/echo', { schema: { body: Type.Unknown(), response: { 200: Type.Unknown() } } }, async (request) => ({
+    got: request.body,
+  }));
 }
 
 type LimitItem = { loc: Array<string | number>; msg: string; type: string };
@@ -71,13 +73,19 @@ t.test('registry register with deep metadata: 422 (not 503), nothing stored, JSO
   const list = await app.inject({ method: 'GET', url: '/api/servers', headers: admin });
   t.equal(list.statusCode, 200);
   t.notMatch(list.body, /"\/deep"/, 'the server was not registered');
-  const ok = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { ...fields, metadata: JSON.parse(nestedText(10)) } });
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/api/servers/register',
+    headers: admin,
+    payload: { ...fields, metadata: JSON.parse(nestedText(10)) },
+  });
   t.equal(ok.statusCode, 201, 'ordinary nesting still registers');
 });
 
 t.test('the limits sit exactly where configured; strings do not count', async (t) => {
   const app = await makeApp(t, {}, { beforeSurfaces: echo });
-  const post = (payload: string) => app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
+  const post = (payload: string) =>
+    app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
   t.equal((await post(nestedText(32))).statusCode, 200, 'depth 32 (the body is level 1) passes');
   t.equal((await post(nestedText(33))).statusCode, 422, 'depth 33 does not');
   t.equal((await post(`[${'['.repeat(31)}${']'.repeat(31)}]`)).statusCode, 200, 'arrays count as levels too: 32 pass');
@@ -93,27 +101,46 @@ t.test('the limits sit exactly where configured; strings do not count', async (t
   t.equal(wide.json().code, 'SB_ERR_JSON_OBJECT_TOO_LARGE');
   t.same(wide.json().detail[0].loc, ['body', 'meta', 'deep'], 'loc names the object');
   t.match(wide.json().detail[0].msg, /1000 members.*json_limits\.max_object_keys/);
-  t.equal((await post(`[${Array.from({ length: 5000 }, () => '1').join(',')}]`)).statusCode, 200, 'long arrays are not objects');
+  t.equal(
+    (await post(`[${Array.from({ length: 5000 }, () => '1').join(',')}]`)).statusCode,
+    200,
+    'long arrays are not objects',
+  );
 
   const unicode = await post(`{"ключ 🔑":${nestedText(40)}}`);
   t.same(unicode.json().detail[0].loc.slice(0, 3), ['body', 'ключ 🔑', 'a'], 'unicode keys are shown as sent');
 
   const configured = await makeApp(t, { json_limits: { max_depth: 4, max_object_keys: 3 } }, { beforeSurfaces: echo });
-  const post2 = (payload: string) => configured.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
+  const post2 = (payload: string) =>
+    configured.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
   t.equal((await post2(nestedText(4))).statusCode, 200);
   t.match((await post2(nestedText(5))).json().detail[0].msg, /4 levels/);
   t.equal((await post2(objectWithKeys(3))).statusCode, 200);
   t.equal((await post2(objectWithKeys(4))).statusCode, 422);
-  await t.rejects(makeApp(t, { json_limits: { max_depth: 100_000 } }), { code: 'SB_ERR_CONFIG_INVALID', message: /json_limits/ }, 'a depth that could overflow the stack is refused at startup');
+  await t.rejects(
+    makeApp(t, { json_limits: { max_depth: 100_000 } }),
+    { code: 'SB_ERR_CONFIG_INVALID', message: /json_limits/ },
+    'a depth that could overflow the stack is refused at startup',
+  );
 });
 
 t.test('prototype keys are refused with a detail that says why, on both surfaces', async (t) => {
   const app = await makeApp(t, {}, { beforeSurfaces: echo });
   for (const payload of ['{"__proto__":{"admin":true}}', '{"a":{"constructor":{"prototype":{"x":1}}}}']) {
-    const registry = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
+    const registry = await app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     t.equal(registry.statusCode, 422, payload);
     t.equal(registry.json().code, 'SB_ERR_JSON_FORBIDDEN_KEY');
-    const platform = await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', headers: { 'content-type': 'application/json' }, payload });
+    const platform = await app.inject({
+      method: 'POST',
+      url: '/api/v1/browser/sessions',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     t.equal(platform.statusCode, 400, `platform: ${payload}`);
     t.match(platform.json().detail, /__proto__/);
   }
@@ -130,11 +157,25 @@ t.test('numbers that are not finite are refused: in JSON bodies and in coerced q
     t.equal(res.statusCode, 422, q);
     t.equal(res.json().code, 'SB_ERR_VALIDATION');
   }
-  t.equal((await app.inject({ method: 'GET', url: '/api/skills?limit=5', headers: admin })).statusCode, 200, 'a finite limit still works');
-  const body = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":[1,{"n":1e309}]}' });
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/skills?limit=5', headers: admin })).statusCode,
+    200,
+    'a finite limit still works',
+  );
+  const body = await app.inject({
+    method: 'POST',
+    url: '/test/echo',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"a":[1,{"n":1e309}]}',
+  });
   t.equal(body.statusCode, 422);
   t.equal(body.json().code, 'SB_ERR_JSON_NUMBER_OUT_OF_RANGE');
   t.same(body.json().detail[0].loc, ['body', 'a', 1, 'n']);
-  const fine = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":1e300,"s":"e999"}' });
+  const fine = await app.inject({
+    method: 'POST',
+    url: '/test/echo',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"a":1e300,"s":"e999"}',
+  });
   t.equal(fine.statusCode, 200, 'large finite numbers and strings that look like exponents pass');
 });

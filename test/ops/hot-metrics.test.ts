@@ -36,8 +36,19 @@ const OBSERVED: Array<[Record<string, string>, number]> = [
 
 t.test('same exposition as prom-client for the same observations', async (t) => {
   const reference = new Registry();
-  const refCount = new Counter({ name: 'x_requests_total', help: 'Requests', labelNames: ['method', 'route', 'status'], registers: [reference] });
-  const refTime = new Histogram({ name: 'x_duration_seconds', help: 'Latency', labelNames: ['method', 'route', 'status'], buckets: BUCKETS, registers: [reference] });
+  const refCount = new Counter({
+    name: 'x_requests_total',
+    help: 'Requests',
+    labelNames: ['method', 'route', 'status'],
+    registers: [reference],
+  });
+  const refTime = new Histogram({
+    name: 'x_duration_seconds',
+    help: 'Latency',
+    labelNames: ['method', 'route', 'status'],
+    buckets: BUCKETS,
+    registers: [reference],
+  });
 
   const hot = new Registry();
   const count = new HotCounter('x_requests_total', 'Requests', hot);
@@ -58,8 +69,16 @@ t.test('same exposition as prom-client for the same observations', async (t) => 
   const got = samples(await hot.metrics());
   t.same(got.meta, want.meta, 'HELP and TYPE lines');
   t.same(got.values, want.values, 'every sample, buckets cumulative, +Inf, _sum and _count');
-  t.equal(got.values['x_duration_seconds_bucket{le="0.001",method="GET",route="/a",status="200"}'], 2, 'a value on a bound counts in that bucket');
-  t.equal(got.values['x_duration_seconds_bucket{le="+Inf",method="GET",route="/a",status="200"}'], 4, 'a value above every bound counts only in +Inf');
+  t.equal(
+    got.values['x_duration_seconds_bucket{le="0.001",method="GET",route="/a",status="200"}'],
+    2,
+    'a value on a bound counts in that bucket',
+  );
+  t.equal(
+    got.values['x_duration_seconds_bucket{le="+Inf",method="GET",route="/a",status="200"}'],
+    4,
+    'a value above every bound counts only in +Inf',
+  );
 
   count.reset();
   time.reset();

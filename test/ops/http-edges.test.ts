@@ -59,49 +59,95 @@ t.test('HTTP-parser errors (oversized URL or headers) answer {detail, code} on t
 t.test('invalid JSON: 422 on the registry (spec 7), 400 kept on the platform', async (t) => {
   const app = await makeApp(t);
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
-  const reg = await app.inject({ method: 'POST', url: '/api/servers/register', headers: { ...admin, 'content-type': 'application/json' }, payload: '{"name": "x",' });
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/api/servers/register',
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: '{"name": "x",',
+  });
   t.equal(reg.statusCode, 422);
-  const detail = expectShape(t, reg.body, 'SB_ERR_MALFORMED_JSON', 'registry') as Array<{ loc: unknown[]; msg: string; type: string }>;
+  const detail = expectShape(t, reg.body, 'SB_ERR_MALFORMED_JSON', 'registry') as Array<{
+    loc: unknown[];
+    msg: string;
+    type: string;
+  }>;
   t.same(detail[0].loc, ['body']);
   t.equal(detail[0].type, 'json_invalid');
   t.match(detail[0].msg, /JSON/, 'the parser says what is wrong');
-  const skills = await app.inject({ method: 'POST', url: '/api/skills', headers: { ...admin, 'content-type': 'application/json' }, payload: 'nope' });
+  const skills = await app.inject({
+    method: 'POST',
+    url: '/api/skills',
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: 'nope',
+  });
   t.equal(skills.statusCode, 422, 'every registry route');
-  const plat = await app.inject({ method: 'POST', url: '/api/v1/memory/ns', headers: { 'content-type': 'application/json' }, payload: '{"content": ' });
+  const plat = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/ns',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"content": ',
+  });
   t.equal(plat.statusCode, 400);
   expectShape(t, plat.body, 'SB_ERR_MALFORMED_JSON', 'platform');
 });
 
 t.test('413 states the limit in bytes; 415 says application/json and what the route takes', async (t) => {
   const app = await makeApp(t, { body_limit_bytes: 4096 });
-  const big = await app.inject({ method: 'POST', url: '/api/v1/memory/ns', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ content: 'x'.repeat(5000) }) });
+  const big = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/ns',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ content: 'x'.repeat(5000) }),
+  });
   t.equal(big.statusCode, 413);
   t.match(expectShape(t, big.body, 'SB_ERR_BODY_TOO_LARGE', '413'), /4096 bytes/);
-  const yaml = await app.inject({ method: 'POST', url: '/api/v1/memory/ns', headers: { 'content-type': 'application/x-yaml' }, payload: 'content: x' });
+  const yaml = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/ns',
+    headers: { 'content-type': 'application/x-yaml' },
+    payload: 'content: x',
+  });
   t.equal(yaml.statusCode, 415);
   const d = expectShape(t, yaml.body, 'SB_ERR_UNSUPPORTED_MEDIA_TYPE', '415') as string;
   t.match(d, /application\/x-yaml/);
   t.match(d, /application\/json/);
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { ...admin, 'content-type': 'text/csv' }, payload: 'a,b' });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    headers: { ...admin, 'content-type': 'text/csv' },
+    payload: 'a,b',
+  });
   t.equal(login.statusCode, 415);
-  t.match(login.json().detail, /also accepts application\/x-www-form-urlencoded/, 'the types a route documents are listed');
+  t.match(
+    login.json().detail,
+    /also accepts application\/x-www-form-urlencoded/,
+    'the types a route documents are listed',
+  );
 });
 
 t.test('a wrong method on a known path is 405 with Allow, for every route', async (t) => {
   const routes: RouteOptions[] = [];
-  const app = await makeApp(t, {}, { beforeSurfaces: (a: FastifyInstance) => void a.addHook('onRoute', (r) => void routes.push(r)) });
+  const app = await makeApp(
+    t,
+    {},
+    { beforeSurfaces: (a: FastifyInstance) => void a.addHook('onRoute', (r) => void routes.push(r)) },
+  );
   t.ok(routes.length > 100, `the route table was seen (${routes.length} routes)`);
   let checked = 0;
   for (const r of routes) {
     const path = r.url.replace(/:[^/]+/g, 'x').replace(/\*$/, 'x');
-    const method = ['PATCH', 'PUT', 'DELETE', 'POST', 'GET'].find((m) => !app.findRoute({ method: m as 'GET', url: path }));
+    const method = ['PATCH', 'PUT', 'DELETE', 'POST', 'GET'].find(
+      (m) => !app.findRoute({ method: m as 'GET', url: path }),
+    );
     if (!method) continue;
     const res = await app.inject({ method: method as 'GET', url: path });
     checked++;
     t.equal(res.statusCode, 405, `${method} ${path}`);
     const allow = String(res.headers.allow).split(', ');
-    const own = (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => app.findRoute({ method: m, url: path }));
+    const own = (Array.isArray(r.method) ? r.method : [r.method]).filter((m) =>
+      app.findRoute({ method: m, url: path }),
+    );
     for (const m of own) t.ok(allow.includes(m), `${method} ${path}: Allow lists ${m}`);
     t.notOk(allow.includes(method), `${method} ${path}: Allow does not list the refused method`);
     expectShape(t, res.body, 'SB_ERR_METHOD_NOT_ALLOWED', `${method} ${path}`);
@@ -135,7 +181,11 @@ t.test('the SQLite store and its -wal/-shm files are owner-only (0600)', async (
   writeFileSync(join(old, 'switchboard.db'), '', { mode: 0o644 });
   const reopened = await openStore({ backend: 'sqlite', dataDir: old });
   await reopened.collection('c').set('k', 1);
-  t.equal(statSync(join(old, 'switchboard.db')).mode & 0o777, 0o600, 'a file left 0644 by an older version is tightened');
+  t.equal(
+    statSync(join(old, 'switchboard.db')).mode & 0o777,
+    0o600,
+    'a file left 0644 by an older version is tightened',
+  );
   await reopened.close();
 });
 
@@ -171,7 +221,12 @@ t.test('a server path parameter holding a stray % (after the router decoded it) 
     ['GET', '/api/servers/a%25zz'],
     ['POST', '/api/refresh/a%25zz'],
   ] as const) {
-    const res = await app.inject({ method, url, headers: admin, payload: method === 'GET' ? undefined : { auth_scheme: 'none' } });
+    const res = await app.inject({
+      method,
+      url,
+      headers: admin,
+      payload: method === 'GET' ? undefined : { auth_scheme: 'none' },
+    });
     t.equal(res.statusCode, 404, `${method} ${url}`);
     t.equal(res.json().code, 'SB_ERR_REGISTRY_SERVER_NOT_FOUND');
   }

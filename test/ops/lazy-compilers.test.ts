@@ -18,7 +18,10 @@ async function routes(app: FastifyInstance) {
     {
       schema: {
         params: Type.Object({ n: Type.Integer({ minimum: 1 }) }),
-        querystring: Type.Object({ tags: Type.Optional(Type.Array(Type.String())), limit: Type.Integer({ default: 7 }) }),
+        querystring: Type.Object({
+          tags: Type.Optional(Type.Array(Type.String())),
+          limit: Type.Integer({ default: 7 }),
+        }),
         headers: Type.Object({ 'X-Lazy-Token': Type.String({ minLength: 3 }) }),
         response: { 200: Type.Object({ n: Type.Integer(), tags: Type.Array(Type.String()), limit: Type.Integer() }) },
       },
@@ -32,7 +35,12 @@ async function routes(app: FastifyInstance) {
   );
   app.post(
     '/test/lazy',
-    { schema: { body: Type.Object({ size: Type.Integer({ minimum: 1 }) }), response: { 201: Type.Object({ size: Type.Integer() }) } } },
+    {
+      schema: {
+        body: Type.Object({ size: Type.Integer({ minimum: 1 }) }),
+        response: { 201: Type.Object({ size: Type.Integer() }) },
+      },
+    },
     async (request, reply) => reply.status(201).send({ size: (request.body as { size: number }).size }),
   );
 }

@@ -15,7 +15,8 @@ function capture() {
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
       cb();
     },
   });
@@ -34,7 +35,11 @@ async function routes(app: FastifyInstance) {
 
 t.test('at warn: only warn and above are written, each with the request id, secrets redacted', async (t) => {
   const { lines, stream } = capture();
-  const app = await makeApp(t, {}, { logLevel: 'warn', logStream: stream, beforeSurfaces: routes, discovery: { builtinRoot: noopOnlyRoot() } });
+  const app = await makeApp(
+    t,
+    {},
+    { logLevel: 'warn', logStream: stream, beforeSurfaces: routes, discovery: { builtinRoot: noopOnlyRoot() } },
+  );
   lines.length = 0; // startup lines (the registry's generated admin password notice) are not this test's
   const res = await app.inject({ url: '/test/log-levels', headers: { 'x-request-id': 'lazy-1' } });
   t.equal(res.statusCode, 200);
@@ -50,11 +55,19 @@ t.test('at warn: only warn and above are written, each with the request id, secr
 
 t.test('a level change on the app logger applies to the next request', async (t) => {
   const { lines, stream } = capture();
-  const app = await makeApp(t, {}, { logLevel: 'warn', logStream: stream, beforeSurfaces: routes, discovery: { builtinRoot: noopOnlyRoot() } });
+  const app = await makeApp(
+    t,
+    {},
+    { logLevel: 'warn', logStream: stream, beforeSurfaces: routes, discovery: { builtinRoot: noopOnlyRoot() } },
+  );
   app.log.level = 'debug';
   lines.length = 0;
   await app.inject({ url: '/test/log-levels', headers: { 'x-request-id': 'lazy-2' } });
   const msgs = lines.map((l) => l.msg);
-  for (const m of ['incoming request', 'debug line', 'info line', 'warn line', 'child line', 'request completed']) t.ok(msgs.includes(m), `'${m}' written at debug`);
-  t.ok(lines.every((l) => l.reqId === 'lazy-2'), 'every line carries the request id');
+  for (const m of ['incoming request', 'debug line', 'info line', 'warn line', 'child line', 'request completed'])
+    t.ok(msgs.includes(m), `'${m}' written at debug`);
+  t.ok(
+    lines.every((l) => l.reqId === 'lazy-2'),
+    'every line carries the request id',
+  );
 });

@@ -28,15 +28,23 @@ function capture() {
 
 async function routes(app: FastifyInstance) {
   // Logs its body the way a careless handler might: redaction must still hold.
-  app.post('/test/login', { schema: { body: Type.Object({ username: Type.String(), password: Type.String() }) } }, async (request) => {
-    request.log.info({ body: request.body }, 'login attempt');
-    return { ok: true };
-  });
+  app.post(
+    '/test/login',
+    { schema: { body: Type.Object({ username: Type.String(), password: Type.String() }) } },
+    async (request) => {
+      request.log.info({ body: request.body }, 'login attempt');
+      return { ok: true };
+    },
+  );
 }
 
 t.test('request logs are structured and never carry credentials', async (t) => {
   const { lines, stream } = capture();
-  const app = await makeApp(t, {}, { logLevel: 'info', logStream: stream, beforeSurfaces: routes, discovery: { builtinRoot: ROOT } });
+  const app = await makeApp(
+    t,
+    {},
+    { logLevel: 'info', logStream: stream, beforeSurfaces: routes, discovery: { builtinRoot: ROOT } },
+  );
   await app.inject({
     url: `/healthz?token=${QUERY_TOKEN}&keep=yes`,
     headers: {
@@ -47,13 +55,18 @@ t.test('request logs are structured and never carry credentials', async (t) => {
       'x-request-id': 'log-test-1',
     },
   });
-  await app.inject({ url: '/api/v1/providers', headers: { 'x-authorization': `Bearer ${BEARER}`, cookie: `mcp_gateway_session=${API_KEY}` } });
+  await app.inject({
+    url: '/api/v1/providers',
+    headers: { 'x-authorization': `Bearer ${BEARER}`, cookie: `mcp_gateway_session=${API_KEY}` },
+  });
   await app.inject({ method: 'POST', url: '/test/login', payload: { username: 'ada', password: BODY_SECRET } });
 
   const all = lines.join('\n');
   t.ok(lines.length >= 6, `requests were logged (${lines.length} lines)`);
   const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-  const incoming = parsed.find((l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url?.startsWith('/healthz'));
+  const incoming = parsed.find(
+    (l) => l.msg === 'incoming request' && (l.req as { url?: string })?.url?.startsWith('/healthz'),
+  );
   t.ok(incoming, 'the incoming request line is there');
   const req = incoming!.req as { headers: Record<string, string>; url: string };
   t.equal(incoming!.reqId, 'log-test-1', 'request id on the line');
@@ -62,7 +75,11 @@ t.test('request logs are structured and never carry credentials', async (t) => {
   t.equal(req.headers['x-api-key'], '[redacted]');
   t.equal(req.headers['x-cred-openai-api-key'], '[redacted]');
   t.match(req.url, /token=\[redacted\]&keep=yes/);
-  t.ok(parsed.some((l) => l.msg === 'login attempt'), 'the handler line is there');
+  t.ok(
+    parsed.some((l) => l.msg === 'login attempt'),
+    'the handler line is there',
+  );
 
-  for (const secret of [BEARER, API_KEY, CRED, QUERY_TOKEN, BODY_SECRET]) t.notOk(all.includes(secret), `never logged: ${secret.slice(0, 8)}...`);
+  for (const secret of [BEARER, API_KEY, CRED, QUERY_TOKEN, BODY_SECRET])
+    t.notOk(all.includes(secret), `never logged: ${secret.slice(0, 8)}...`);
 });

@@ -9,7 +9,9 @@ const ROOT = noopOnlyRoot();
 
 const CONFIG = {
   provider_packages: [PROBE],
-  providers: { memory: { default: 'a', instances: { a: { type: 'probe' }, b: { type: 'probe', options: { fail: true } } } } },
+  providers: {
+    memory: { default: 'a', instances: { a: { type: 'probe' }, b: { type: 'probe', options: { fail: true } } } },
+  },
 };
 
 async function routes(app: FastifyInstance) {
@@ -27,7 +29,10 @@ function sample(text: string, name: string, labels: Record<string, string>): num
     if (!line.startsWith(`${name}{`)) continue;
     const inner = line.slice(name.length + 1, line.lastIndexOf('}'));
     const got = Object.fromEntries([...inner.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.keys(labels).length === Object.keys(got).length && Object.entries(labels).every(([k, v]) => got[k] === v)) {
+    if (
+      Object.keys(labels).length === Object.keys(got).length &&
+      Object.entries(labels).every(([k, v]) => got[k] === v)
+    ) {
       return Number(line.slice(line.lastIndexOf(' ') + 1));
     }
   }
@@ -54,20 +59,84 @@ t.test('/metrics: requests by route pattern and status, latency histogram, provi
   t.match(text, /# TYPE switchboard_http_request_duration_seconds histogram/);
 
   t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/healthz', status: '200' }), 2);
-  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/test/mem/:ns/:key', status: '200' }), 2, 'labelled by pattern');
-  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/test/mem/:ns/:key', status: '500' }), 1, 'and by status');
-  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }), 1, 'unknown URLs share one label');
-  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'POST', route: '(unmatched)', status: '404' }), 1, 'by method, inside a surface too');
-  t.equal(sample(text, 'switchboard_http_requests_total', { method: 'HEAD', route: '/healthz', status: '200' }), 1, 'a HEAD route is counted once, under its own method');
+  t.equal(
+    sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/test/mem/:ns/:key', status: '200' }),
+    2,
+    'labelled by pattern',
+  );
+  t.equal(
+    sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '/test/mem/:ns/:key', status: '500' }),
+    1,
+    'and by status',
+  );
+  t.equal(
+    sample(text, 'switchboard_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }),
+    1,
+    'unknown URLs share one label',
+  );
+  t.equal(
+    sample(text, 'switchboard_http_requests_total', { method: 'POST', route: '(unmatched)', status: '404' }),
+    1,
+    'by method, inside a surface too',
+  );
+  t.equal(
+    sample(text, 'switchboard_http_requests_total', { method: 'HEAD', route: '/healthz', status: '200' }),
+    1,
+    'a HEAD route is counted once, under its own method',
+  );
   t.notMatch(text, /\/test\/mem\/ns\/k1|\/no\/such\/thing|nowhere/, 'no raw URL becomes a label');
 
-  t.equal(sample(text, 'switchboard_http_request_duration_seconds_count', { method: 'GET', route: '/healthz', status: '200' }), 2);
-  t.equal(sample(text, 'switchboard_http_request_duration_seconds_bucket', { method: 'GET', route: '/healthz', status: '200', le: '+Inf' }), 2);
-  t.ok((sample(text, 'switchboard_http_request_duration_seconds_sum', { method: 'GET', route: '/healthz', status: '200' }) ?? -1) >= 0);
+  t.equal(
+    sample(text, 'switchboard_http_request_duration_seconds_count', {
+      method: 'GET',
+      route: '/healthz',
+      status: '200',
+    }),
+    2,
+  );
+  t.equal(
+    sample(text, 'switchboard_http_request_duration_seconds_bucket', {
+      method: 'GET',
+      route: '/healthz',
+      status: '200',
+      le: '+Inf',
+    }),
+    2,
+  );
+  t.ok(
+    (sample(text, 'switchboard_http_request_duration_seconds_sum', {
+      method: 'GET',
+      route: '/healthz',
+      status: '200',
+    }) ?? -1) >= 0,
+  );
 
-  t.equal(sample(text, 'switchboard_provider_calls_total', { primitive: 'memory', provider: 'a', method: 'retrieve', outcome: 'ok' }), 2);
-  t.equal(sample(text, 'switchboard_provider_calls_total', { primitive: 'memory', provider: 'b', method: 'retrieve', outcome: 'error' }), 1);
-  t.equal(sample(text, 'switchboard_provider_call_duration_seconds_count', { primitive: 'memory', provider: 'a', outcome: 'ok' }), 2);
+  t.equal(
+    sample(text, 'switchboard_provider_calls_total', {
+      primitive: 'memory',
+      provider: 'a',
+      method: 'retrieve',
+      outcome: 'ok',
+    }),
+    2,
+  );
+  t.equal(
+    sample(text, 'switchboard_provider_calls_total', {
+      primitive: 'memory',
+      provider: 'b',
+      method: 'retrieve',
+      outcome: 'error',
+    }),
+    1,
+  );
+  t.equal(
+    sample(text, 'switchboard_provider_call_duration_seconds_count', {
+      primitive: 'memory',
+      provider: 'a',
+      outcome: 'ok',
+    }),
+    2,
+  );
   t.ok((sample(text, 'switchboard_process_resident_memory_bytes', {}) ?? 0) > 0, 'process RSS');
   t.equal(sample(text, 'switchboard_providers', { primitive: 'memory' }), 2, 'two memory instances');
 });

@@ -8,7 +8,9 @@ function config(healths: Record<string, string>) {
     providers: {
       memory: {
         default: Object.keys(healths)[0],
-        instances: Object.fromEntries(Object.entries(healths).map(([name, health]) => [name, { type: 'probe', options: { health } }])),
+        instances: Object.fromEntries(
+          Object.entries(healths).map(([name, health]) => [name, { type: 'probe', options: { health } }]),
+        ),
       },
     },
   };
@@ -34,7 +36,8 @@ t.test('/readyz is ok, degraded or error, and 503 only with a down provider', as
     t.equal(res.statusCode, status, `${word}: HTTP status`);
     const body = res.json();
     t.equal(body.status, word, `${word}: status word`);
-    for (const [name, h] of Object.entries(healths)) t.equal(body.checks[`memory/${name}`], h, `${word}: memory/${name} is ${h}`);
+    for (const [name, h] of Object.entries(healths))
+      t.equal(body.checks[`memory/${name}`], h, `${word}: memory/${name} is ${h}`);
     t.equal(body.checks['store/memory'], 'ok', 'the store is checked too');
     t.equal(body.checks['auth/noop'], 'ok', 'every provider is listed as kind/name');
     t.same(Object.keys(body.checks), Object.keys(body.checks).sort(), 'checks come sorted');
@@ -53,7 +56,9 @@ t.test('a provider whose healthcheck throws counts as down', async (t) => {
 });
 
 t.test('/api/v1/providers/status lists every provider health and stays 200 with one down', async (t) => {
-  const app = await makeApp(t, config({ up: 'ok', half: 'reachable', gone: 'down' }), { discovery: { builtinRoot: noopOnlyRoot() } });
+  const app = await makeApp(t, config({ up: 'ok', half: 'reachable', gone: 'down' }), {
+    discovery: { builtinRoot: noopOnlyRoot() },
+  });
   const res = await app.inject({ url: '/api/v1/providers/status' });
   t.equal(res.statusCode, 200);
   const { checks } = res.json();

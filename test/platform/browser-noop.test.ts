@@ -13,8 +13,17 @@ t.test('noop browser passes the browser conformance suite', async (t) => {
     make: async () => noopBrowser.create('noop', {}, ctx),
     skip: [
       {
-        reason: 'noop keeps session records only; page actions need a real browser (capabilities navigation, screenshots, evaluate, live_view are false)',
-        tests: [BROWSER_CASES.navigate, BROWSER_CASES.interact, BROWSER_CASES.screenshot, BROWSER_CASES.failedAction, BROWSER_CASES.liveView, BROWSER_CASES.evaluateThrows, BROWSER_CASES.info],
+        reason:
+          'noop keeps session records only; page actions need a real browser (capabilities navigation, screenshots, evaluate, live_view are false)',
+        tests: [
+          BROWSER_CASES.navigate,
+          BROWSER_CASES.interact,
+          BROWSER_CASES.screenshot,
+          BROWSER_CASES.failedAction,
+          BROWSER_CASES.liveView,
+          BROWSER_CASES.evaluateThrows,
+          BROWSER_CASES.info,
+        ],
       },
     ],
   });

@@ -9,7 +9,10 @@ t.test('noop code interpreter passes the code interpreter conformance suite', as
   await codeInterpreterSuite(t as unknown as Runner, {
     make: async () => noopCodeInterpreter.create('noop', {}, {} as ProviderContext),
     skip: [
-      { reason: 'noop runs no language (capability languages is empty)', tests: [CODE_CASES.execute, CODE_CASES.executeError, CODE_CASES.history] },
+      {
+        reason: 'noop runs no language (capability languages is empty)',
+        tests: [CODE_CASES.execute, CODE_CASES.executeError, CODE_CASES.history],
+      },
       { reason: 'noop keeps no files (capability files is false)', tests: [CODE_CASES.files] },
     ],
   });

@@ -48,7 +48,10 @@ async function multipart(field: string, filename: string, bytes: Buffer) {
   const form = new FormData();
   form.append(field, new Blob([new Uint8Array(bytes)]), filename);
   const req = new Request('http://localhost/', { method: 'POST', body: form });
-  return { payload: Buffer.from(await req.arrayBuffer()), headers: { 'content-type': req.headers.get('content-type')! } };
+  return {
+    payload: Buffer.from(await req.arrayBuffer()),
+    headers: { 'content-type': req.headers.get('content-type')! },
+  };
 }
 
 const base = '/api/v1/code-interpreter';
@@ -60,20 +63,31 @@ t.test('noop mode: session records with data, execution and files 501', async (t
   t.match(created.json(), { session_id: 'c1', status: 'active', language: 'python', created_at: String });
   const generated = await app.inject({ method: 'POST', url: `${base}/sessions` });
   t.equal(generated.statusCode, 201, 'the body is optional');
-  t.equal((await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'c1' } })).statusCode, 409);
+  t.equal(
+    (await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'c1' } })).statusCode,
+    409,
+  );
 
   t.equal((await app.inject({ method: 'GET', url: `${base}/sessions` })).json().sessions.length, 2);
   t.equal((await app.inject({ method: 'GET', url: `${base}/sessions/c1` })).json().session_id, 'c1');
 
   const exec = await app.inject({ method: 'POST', url: `${base}/sessions/c1/execute`, payload: { code: 'print(1)' } });
   t.equal(exec.statusCode, 501);
-  t.match(exec.json(), { code: 'SB_ERR_CAPABILITY_MISSING', detail: /code interpreter provider 'noop' does not support executing python code \(capability 'languages'\).*X-Provider-Code-Interpreter/ });
+  t.match(exec.json(), {
+    code: 'SB_ERR_CAPABILITY_MISSING',
+    detail:
+      /code interpreter provider 'noop' does not support executing python code \(capability 'languages'\).*X-Provider-Code-Interpreter/,
+  });
 
   const history = await app.inject({ method: 'GET', url: `${base}/sessions/c1/history` });
   t.equal(history.statusCode, 200);
   t.same(history.json(), { session_id: 'c1', entries: [] }, 'nothing ran, so history is empty');
 
-  const up = await app.inject({ method: 'POST', url: `${base}/sessions/c1/files`, ...(await multipart('file', 'a.txt', Buffer.from('hello'))) });
+  const up = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions/c1/files`,
+    ...(await multipart('file', 'a.txt', Buffer.from('hello'))),
+  });
   t.equal(up.statusCode, 501);
   t.match(up.json().detail, /does not support file upload \(capability 'files'\)/);
   const down = await app.inject({ method: 'GET', url: `${base}/sessions/c1/files/a.txt` });
@@ -98,37 +112,78 @@ t.test('unknown sessions are 404 everywhere; bad input is 4xx', async (t) => {
     t.equal(res.json().code, 'SB_ERR_CODE_SESSION_NOT_FOUND');
   }
   await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'c1' } });
-  const noCode = await app.inject({ method: 'POST', url: `${base}/sessions/c1/execute`, payload: { language: 'python' } });
+  const noCode = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions/c1/execute`,
+    payload: { language: 'python' },
+  });
   t.equal(noCode.statusCode, 422);
   t.match(noCode.json().detail, [{ loc: ['body', 'code'] }]);
   t.equal((await app.inject({ method: 'GET', url: `${base}/sessions/c1/history?limit=0` })).statusCode, 422);
-  t.equal((await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'has/slash' } })).statusCode, 422);
+  t.equal(
+    (await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'has/slash' } })).statusCode,
+    422,
+  );
 });
 
 t.test('a provider that executes: execute, history, language checks, files round trip', async (t) => {
-  const app = await makeApp(t, { provider_packages: [echoInterpreterPackage()], providers: { code_interpreter: { default: 'echo', instances: { echo: { type: 'echo' } } } } });
-  const wrongLang = await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'x', language: 'python' } });
+  const app = await makeApp(t, {
+    provider_packages: [echoInterpreterPackage()],
+    providers: { code_interpreter: { default: 'echo', instances: { echo: { type: 'echo' } } } },
+  });
+  const wrongLang = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions`,
+    payload: { session_id: 'x', language: 'python' },
+  });
   t.equal(wrongLang.statusCode, 400, 'a language the provider does not run is the caller’s to fix');
-  t.match(wrongLang.json(), { code: 'SB_ERR_CODE_LANGUAGE_UNSUPPORTED', detail: "Language 'python' is not supported by the code interpreter provider 'echo'; supported: echo" });
+  t.match(wrongLang.json(), {
+    code: 'SB_ERR_CODE_LANGUAGE_UNSUPPORTED',
+    detail: "Language 'python' is not supported by the code interpreter provider 'echo'; supported: echo",
+  });
 
-  t.equal((await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'e1', language: 'echo' } })).statusCode, 201);
+  t.equal(
+    (await app.inject({ method: 'POST', url: `${base}/sessions`, payload: { session_id: 'e1', language: 'echo' } }))
+      .statusCode,
+    201,
+  );
   const ok = await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'hello' } });
   t.equal(ok.statusCode, 200);
   t.same(ok.json(), { session_id: 'e1', stdout: 'hello', stderr: '', exit_code: 0, result: 5, error: null });
-  const failed = await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'fail now', language: 'echo' } });
+  const failed = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions/e1/execute`,
+    payload: { code: 'fail now', language: 'echo' },
+  });
   t.equal(failed.statusCode, 200, 'code that fails is a result, not an HTTP error');
   t.match(failed.json(), { exit_code: 1, error: 'failed on purpose' });
-  t.equal((await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'x', language: 'ruby' } })).statusCode, 400);
+  t.equal(
+    (await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'x', language: 'ruby' } }))
+      .statusCode,
+    400,
+  );
   const crashed = await app.inject({ method: 'POST', url: `${base}/sessions/e1/execute`, payload: { code: 'crash' } });
   t.equal(crashed.statusCode, 502, 'a sandbox failure is a backend failure');
   t.match(crashed.json(), { code: 'SB_ERR_CODE_BACKEND_FAILED', detail: /sandbox died/ });
 
   const history = await app.inject({ method: 'GET', url: `${base}/sessions/e1/history` });
-  t.same(history.json().entries.map((e: { code: string }) => e.code), ['hello', 'fail now']);
-  t.same((await app.inject({ method: 'GET', url: `${base}/sessions/e1/history?limit=1` })).json().entries.map((e: { code: string }) => e.code), ['fail now']);
+  t.same(
+    history.json().entries.map((e: { code: string }) => e.code),
+    ['hello', 'fail now'],
+  );
+  t.same(
+    (await app.inject({ method: 'GET', url: `${base}/sessions/e1/history?limit=1` }))
+      .json()
+      .entries.map((e: { code: string }) => e.code),
+    ['fail now'],
+  );
 
   const bytes = Buffer.from([0, 1, 2, 254, 255]);
-  const up = await app.inject({ method: 'POST', url: `${base}/sessions/e1/files`, ...(await multipart('file', 'data.bin', bytes)) });
+  const up = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions/e1/files`,
+    ...(await multipart('file', 'data.bin', bytes)),
+  });
   t.equal(up.statusCode, 201);
   t.same(up.json(), { filename: 'data.bin', size: 5 });
   const down = await app.inject({ method: 'GET', url: `${base}/sessions/e1/files/data.bin` });
@@ -137,13 +192,21 @@ t.test('a provider that executes: execute, history, language checks, files round
   t.same([...down.rawPayload], [...bytes], 'byte for byte');
   t.equal((await app.inject({ method: 'GET', url: `${base}/sessions/e1/files/other.bin` })).statusCode, 404);
 
-  const wrongField = await app.inject({ method: 'POST', url: `${base}/sessions/e1/files`, ...(await multipart('upload', 'a.txt', Buffer.from('a'))) });
+  const wrongField = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions/e1/files`,
+    ...(await multipart('upload', 'a.txt', Buffer.from('a'))),
+  });
   t.equal(wrongField.statusCode, 400);
   t.match(wrongField.json().detail, /no field named 'file'/);
   const notMultipart = await app.inject({ method: 'POST', url: `${base}/sessions/e1/files`, payload: { file: 'a' } });
   t.equal(notMultipart.statusCode, 400);
   t.match(notMultipart.json().detail, /multipart\/form-data/);
-  const badName = await app.inject({ method: 'POST', url: `${base}/sessions/e1/files`, ...(await multipart('file', '..', Buffer.from('a'))) });
+  const badName = await app.inject({
+    method: 'POST',
+    url: `${base}/sessions/e1/files`,
+    ...(await multipart('file', '..', Buffer.from('a'))),
+  });
   t.equal(badName.statusCode, 400);
 });
 
@@ -152,6 +215,8 @@ t.test('the echo fixture passes the code interpreter suite', async (t) => {
   await codeInterpreterSuite(t as unknown as Runner, {
     make: async () => factory.create('echo', {}, {} as ProviderContext),
     programs: { language: 'echo', print: { code: 'hi there', expect: 'hi there' }, fail: 'fail' },
-    skip: [{ reason: 'the fixture declares every capability, so nothing is unsupported', tests: [CODE_CASES.unsupported] }],
+    skip: [
+      { reason: 'the fixture declares every capability, so nothing is unsupported', tests: [CODE_CASES.unsupported] },
+    ],
   });
 });

@@ -11,8 +11,14 @@ t.test('noop evaluations passes the evaluations conformance suite', async (t) =>
   await evaluationsSuite(t as unknown as Runner, {
     make: async () => noopEvaluations.create('noop', {}, ctx),
     skip: [
-      { reason: 'scores need the score-recording backend (capability scores is false on noop)', tests: [EVALUATIONS_CASES.scores, EVALUATIONS_CASES.scorePaging] },
-      { reason: 'online configs need the managed-cloud backend (capability online_configs is false on noop)', tests: [EVALUATIONS_CASES.onlineConfigs] },
+      {
+        reason: 'scores need the score-recording backend (capability scores is false on noop)',
+        tests: [EVALUATIONS_CASES.scores, EVALUATIONS_CASES.scorePaging],
+      },
+      {
+        reason: 'online configs need the managed-cloud backend (capability online_configs is false on noop)',
+        tests: [EVALUATIONS_CASES.onlineConfigs],
+      },
     ],
   });
 });

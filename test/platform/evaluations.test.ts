@@ -60,26 +60,54 @@ export const providers = [{
 
 const recorderConfig = (dir: string) => ({
   provider_packages: [dir],
-  providers: { evaluations: { default: 'noop', instances: { noop: { type: 'noop' }, recorder: { type: 'recorder' } } } },
+  providers: {
+    evaluations: { default: 'noop', instances: { noop: { type: 'noop' }, recorder: { type: 'recorder' } } },
+  },
 });
 const viaRecorder = { 'x-provider-evaluations': 'recorder' };
 
 t.test('noop mode: evaluators CRUD with data, evaluate is a placeholder', async (t) => {
   const app = await makeApp(t);
-  const created = await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluators', payload: { name: 'helpful', evaluator_type: 'anything-goes', config: { k: 1 } } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/evaluators',
+    payload: { name: 'helpful', evaluator_type: 'anything-goes', config: { k: 1 } },
+  });
   t.equal(created.statusCode, 201);
   const ev = created.json();
-  t.match(ev, { evaluator_id: /./, name: 'helpful', evaluator_type: 'anything-goes', config: { k: 1 }, description: '' });
+  t.match(ev, {
+    evaluator_id: /./,
+    name: 'helpful',
+    evaluator_type: 'anything-goes',
+    config: { k: 1 },
+    description: '',
+  });
   const id = ev.evaluator_id as string;
   t.same((await app.inject({ method: 'GET', url: `/api/v1/evaluations/evaluators/${id}` })).json(), ev);
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators' })).json(), { evaluators: [ev], next_token: null });
-  const upd = await app.inject({ method: 'PUT', url: `/api/v1/evaluations/evaluators/${id}`, payload: { description: 'judges helpfulness' } });
+  t.same((await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators' })).json(), {
+    evaluators: [ev],
+    next_token: null,
+  });
+  const upd = await app.inject({
+    method: 'PUT',
+    url: `/api/v1/evaluations/evaluators/${id}`,
+    payload: { description: 'judges helpfulness' },
+  });
   t.equal(upd.statusCode, 200);
   t.match(upd.json(), { name: 'helpful', description: 'judges helpfulness' });
 
-  const out = await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluate', payload: { evaluator_id: id, target: 'trace-1', input_data: 'q', output_data: 'a' } });
+  const out = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/evaluate',
+    payload: { evaluator_id: id, target: 'trace-1', input_data: 'q', output_data: 'a' },
+  });
   t.equal(out.statusCode, 200);
-  t.match(out.json(), { evaluator_id: id, target: 'trace-1', placeholder: true, results: [{ name: 'helpful', value: 0, explanation: /Placeholder/ }] });
+  t.match(out.json(), {
+    evaluator_id: id,
+    target: 'trace-1',
+    placeholder: true,
+    results: [{ name: 'helpful', value: 0, explanation: /Placeholder/ }],
+  });
 
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/evaluators/${id}` })).statusCode, 204);
   for (const [method, payload] of [['GET'], ['PUT', { description: 'x' }], ['DELETE']] as const) {
@@ -91,10 +119,17 @@ t.test('noop mode: evaluators CRUD with data, evaluate is a placeholder', async 
 
 t.test('evaluator list: max_results defaults to 100, pages by next_token', async (t) => {
   const app = await makeApp(t);
-  for (let i = 0; i < 102; i++) await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluators', payload: { name: `e${i}`, evaluator_type: 'x' } });
+  for (let i = 0; i < 102; i++)
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/evaluations/evaluators',
+      payload: { name: `e${i}`, evaluator_type: 'x' },
+    });
   const first = (await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators' })).json();
   t.equal(first.evaluators.length, 100, 'default page size 100');
-  const second = (await app.inject({ method: 'GET', url: `/api/v1/evaluations/evaluators?next_token=${first.next_token}` })).json();
+  const second = (
+    await app.inject({ method: 'GET', url: `/api/v1/evaluations/evaluators?next_token=${first.next_token}` })
+  ).json();
   t.equal(second.evaluators.length, 2);
   t.equal(second.next_token, null);
   const small = (await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators?max_results=5' })).json();
@@ -110,7 +145,11 @@ t.test('bad input is 4xx naming what to fix', async (t) => {
   const noId = await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluate', payload: { target: 't' } });
   t.equal(noId.statusCode, 422);
   t.match(noId.json().detail, [{ loc: ['body', 'evaluator_id'] }]);
-  const extra = await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluate', payload: { evaluator_id: 'e', bogus: 1 } });
+  const extra = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/evaluate',
+    payload: { evaluator_id: 'e', bogus: 1 },
+  });
   t.equal(extra.statusCode, 422);
 });
 
@@ -126,7 +165,10 @@ t.test('noop: scores and online configs answer 501 naming the backend that has t
     const res = await app.inject({ method: method as 'GET', url, payload: payload as object });
     t.equal(res.statusCode, 501, `${method} ${url}`);
     t.equal(res.json().code, 'SB_ERR_CAPABILITY_MISSING');
-    t.match(res.json().detail, /evaluations provider 'noop'.*score-recording.*capability 'scores'.*X-Provider-Evaluations/);
+    t.match(
+      res.json().detail,
+      /evaluations provider 'noop'.*score-recording.*capability 'scores'.*X-Provider-Evaluations/,
+    );
   }
   const configs: Array<[string, string, unknown?]> = [
     ['POST', '/api/v1/evaluations/online-configs', { name: 'c', evaluator_ids: ['e'] }],
@@ -143,38 +185,95 @@ t.test('noop: scores and online configs answer 501 naming the backend that has t
 
 t.test('a score-recording provider serves the score routes; its types are enforced', async (t) => {
   const app = await makeApp(t, recorderConfig(recorderPackage()));
-  const badType = await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluators', headers: viaRecorder, payload: { name: 'x', evaluator_type: 'TRACE' } });
+  const badType = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/evaluators',
+    headers: viaRecorder,
+    payload: { name: 'x', evaluator_type: 'TRACE' },
+  });
   t.equal(badType.statusCode, 400);
   t.equal(badType.json().code, 'SB_ERR_EVALUATIONS_BAD_TYPE');
   t.match(badType.json().detail, /'TRACE'.*Supported: numeric, boolean, categorical/);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluators', headers: viaRecorder, payload: { name: 'x', evaluator_type: 'numeric' } })).statusCode, 201);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/evaluations/evaluators',
+        headers: viaRecorder,
+        payload: { name: 'x', evaluator_type: 'numeric' },
+      })
+    ).statusCode,
+    201,
+  );
 
-  const created = await app.inject({ method: 'POST', url: '/api/v1/evaluations/scores', headers: viaRecorder, payload: { name: 'accuracy', value: 0.75, trace_id: 'tr-1', data_type: 'NUMERIC' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/scores',
+    headers: viaRecorder,
+    payload: { name: 'accuracy', value: 0.75, trace_id: 'tr-1', data_type: 'NUMERIC' },
+  });
   t.equal(created.statusCode, 201);
   const sid = created.json().score_id as string;
   t.match(created.json(), { name: 'accuracy', value: 0.75, trace_id: 'tr-1', data_type: 'NUMERIC', comment: null });
-  const evaluated = await app.inject({ method: 'POST', url: '/api/v1/evaluations/evaluate', headers: viaRecorder, payload: { evaluator_id: 'tone', target: 'tr-1', metadata: { value: 'warm' } } });
+  const evaluated = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/evaluate',
+    headers: viaRecorder,
+    payload: { evaluator_id: 'tone', target: 'tr-1', metadata: { value: 'warm' } },
+  });
   t.match(evaluated.json(), { placeholder: false, results: [{ name: 'tone', value: 'warm', score_id: /./ }] });
 
-  const list = await app.inject({ method: 'GET', url: '/api/v1/evaluations/scores?trace_id=tr-1&limit=10', headers: viaRecorder });
+  const list = await app.inject({
+    method: 'GET',
+    url: '/api/v1/evaluations/scores?trace_id=tr-1&limit=10',
+    headers: viaRecorder,
+  });
   t.equal(list.statusCode, 200);
   t.match(list.json(), { page: 1, limit: 10, total: 2 });
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/evaluations/scores?name=accuracy', headers: viaRecorder })).json().scores.map((s: { score_id: string }) => s.score_id), [sid]);
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/evaluations/scores?data_type=NOPE', headers: viaRecorder })).statusCode, 422);
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).json().score_id, sid);
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).statusCode, 204);
+  t.same(
+    (await app.inject({ method: 'GET', url: '/api/v1/evaluations/scores?name=accuracy', headers: viaRecorder }))
+      .json()
+      .scores.map((s: { score_id: string }) => s.score_id),
+    [sid],
+  );
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/evaluations/scores?data_type=NOPE', headers: viaRecorder }))
+      .statusCode,
+    422,
+  );
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).json()
+      .score_id,
+    sid,
+  );
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).statusCode,
+    204,
+  );
   const gone = await app.inject({ method: 'GET', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder });
   t.equal(gone.statusCode, 404);
   t.equal(gone.json().code, 'SB_ERR_EVALUATIONS_SCORE_NOT_FOUND');
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).statusCode, 404);
-  const missingValue = await app.inject({ method: 'POST', url: '/api/v1/evaluations/scores', headers: viaRecorder, payload: { name: 'x' } });
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).statusCode,
+    404,
+  );
+  const missingValue = await app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluations/scores',
+    headers: viaRecorder,
+    payload: { name: 'x' },
+  });
   t.equal(missingValue.statusCode, 422);
 
   const cfg = await app.inject({ method: 'GET', url: '/api/v1/evaluations/online-configs', headers: viaRecorder });
   t.equal(cfg.statusCode, 501, 'online configs stay managed-cloud only');
   t.match(cfg.json().detail, /provider 'recorder'/);
 
-  const unknown = await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators', headers: { 'x-provider-evaluations': 'nope' } });
+  const unknown = await app.inject({
+    method: 'GET',
+    url: '/api/v1/evaluations/evaluators',
+    headers: { 'x-provider-evaluations': 'nope' },
+  });
   t.equal(unknown.statusCode, 400);
   t.match(unknown.json().detail, /Unknown evaluations provider 'nope'. Available: noop, recorder/);
 });

@@ -50,9 +50,21 @@ const base = '/api/v1/identity';
 t.test('noop mode: token endpoints answer 501 naming the capability', async (t) => {
   const app = await makeApp(t);
   const cases: Array<[string, object, RegExp]> = [
-    ['/token', { credential_provider: 'github', workload_token: 'wt', scopes: ['repo'] }, /identity provider 'noop' does not support token issuance \(capability 'tokens'\).*X-Provider-Identity/],
-    ['/api-key', { credential_provider: 'openai', workload_token: 'wt' }, /API key retrieval \(capability 'api_keys'\)/],
-    ['/workload-token', { workload_name: 'agent-1', user_id: 'alice' }, /workload token issuance \(capability 'workload_tokens'\)/],
+    [
+      '/token',
+      { credential_provider: 'github', workload_token: 'wt', scopes: ['repo'] },
+      /identity provider 'noop' does not support token issuance \(capability 'tokens'\).*X-Provider-Identity/,
+    ],
+    [
+      '/api-key',
+      { credential_provider: 'openai', workload_token: 'wt' },
+      /API key retrieval \(capability 'api_keys'\)/,
+    ],
+    [
+      '/workload-token',
+      { workload_name: 'agent-1', user_id: 'alice' },
+      /workload token issuance \(capability 'workload_tokens'\)/,
+    ],
   ];
   for (const [path, payload, detail] of cases) {
     const res = await app.inject({ method: 'POST', url: base + path, payload });
@@ -63,7 +75,16 @@ t.test('noop mode: token endpoints answer 501 naming the capability', async (t) 
   const bad = await app.inject({ method: 'POST', url: `${base}/token`, payload: { workload_token: 'wt' } });
   t.equal(bad.statusCode, 422);
   t.match(bad.json().detail, [{ loc: ['body', 'credential_provider'] }]);
-  t.equal((await app.inject({ method: 'POST', url: `${base}/token`, payload: { credential_provider: 'g', workload_token: 'w', auth_flow: 'IMPLICIT' } })).statusCode, 422);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: `${base}/token`,
+        payload: { credential_provider: 'g', workload_token: 'w', auth_flow: 'IMPLICIT' },
+      })
+    ).statusCode,
+    422,
+  );
 });
 
 t.test('credential providers CRUD keeps secrets write-only', async (t) => {
@@ -72,28 +93,70 @@ t.test('credential providers CRUD keeps secrets write-only', async (t) => {
   const created = await app.inject({
     method: 'POST',
     url: `${base}/credential-providers`,
-    payload: { name: 'github', provider_type: 'oauth2', config: { client_id: 'abc', client_secret: secret, token_url: 'https://github.example/token' } },
+    payload: {
+      name: 'github',
+      provider_type: 'oauth2',
+      config: { client_id: 'abc', client_secret: secret, token_url: 'https://github.example/token' },
+    },
   });
   t.equal(created.statusCode, 201);
-  t.match(created.json(), { name: 'github', provider_type: 'oauth2', config: { client_id: 'abc', client_secret: '********', token_url: 'https://github.example/token' } });
+  t.match(created.json(), {
+    name: 'github',
+    provider_type: 'oauth2',
+    config: { client_id: 'abc', client_secret: '********', token_url: 'https://github.example/token' },
+  });
   t.notOk(created.body.includes(secret), 'the secret is not echoed');
-  const dup = await app.inject({ method: 'POST', url: `${base}/credential-providers`, payload: { name: 'github', provider_type: 'oauth2' } });
+  const dup = await app.inject({
+    method: 'POST',
+    url: `${base}/credential-providers`,
+    payload: { name: 'github', provider_type: 'oauth2' },
+  });
   t.equal(dup.statusCode, 409);
   t.equal(dup.json().code, 'SB_ERR_IDENTITY_PROVIDER_EXISTS');
 
   const list = await app.inject({ method: 'GET', url: `${base}/credential-providers` });
   t.equal(list.statusCode, 200);
-  t.same(list.json().credential_providers.map((p: { name: string }) => p.name), ['github']);
+  t.same(
+    list.json().credential_providers.map((p: { name: string }) => p.name),
+    ['github'],
+  );
   t.notOk(list.body.includes(secret));
   const one = await app.inject({ method: 'GET', url: `${base}/credential-providers/github` });
   t.equal(one.json().config.client_secret, '********');
 
-  const put = await app.inject({ method: 'PUT', url: `${base}/credential-providers/github`, payload: { config: { client_id: 'new' } } });
+  const put = await app.inject({
+    method: 'PUT',
+    url: `${base}/credential-providers/github`,
+    payload: { config: { client_id: 'new' } },
+  });
   t.equal(put.statusCode, 200);
   t.same(put.json().config, { client_id: 'new' });
-  t.equal((await app.inject({ method: 'PUT', url: `${base}/credential-providers/nope`, payload: { config: {} } })).statusCode, 404);
-  t.equal((await app.inject({ method: 'POST', url: `${base}/credential-providers`, payload: { name: 'x', provider_type: 'saml' } })).statusCode, 422, 'unknown provider_type');
-  t.equal((await app.inject({ method: 'POST', url: `${base}/credential-providers`, payload: { name: 'bad name', provider_type: 'api_key' } })).statusCode, 422, 'name must be URL-safe');
+  t.equal(
+    (await app.inject({ method: 'PUT', url: `${base}/credential-providers/nope`, payload: { config: {} } })).statusCode,
+    404,
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: `${base}/credential-providers`,
+        payload: { name: 'x', provider_type: 'saml' },
+      })
+    ).statusCode,
+    422,
+    'unknown provider_type',
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: `${base}/credential-providers`,
+        payload: { name: 'bad name', provider_type: 'api_key' },
+      })
+    ).statusCode,
+    422,
+    'name must be URL-safe',
+  );
 
   t.equal((await app.inject({ method: 'DELETE', url: `${base}/credential-providers/github` })).statusCode, 204);
   const gone = await app.inject({ method: 'GET', url: `${base}/credential-providers/github` });
@@ -104,16 +167,50 @@ t.test('credential providers CRUD keeps secrets write-only', async (t) => {
 
 t.test('workload identities CRUD', async (t) => {
   const app = await makeApp(t);
-  const created = await app.inject({ method: 'POST', url: `${base}/workload-identities`, payload: { name: 'agent-1', allowed_return_urls: ['https://app.example/cb'] } });
+  const created = await app.inject({
+    method: 'POST',
+    url: `${base}/workload-identities`,
+    payload: { name: 'agent-1', allowed_return_urls: ['https://app.example/cb'] },
+  });
   t.equal(created.statusCode, 201);
-  t.match(created.json(), { name: 'agent-1', allowed_return_urls: ['https://app.example/cb'], created_at: String, updated_at: String });
-  t.equal((await app.inject({ method: 'POST', url: `${base}/workload-identities`, payload: { name: 'agent-1' } })).statusCode, 409);
-  const minimal = await app.inject({ method: 'POST', url: `${base}/workload-identities`, payload: { name: 'agent-2' } });
+  t.match(created.json(), {
+    name: 'agent-1',
+    allowed_return_urls: ['https://app.example/cb'],
+    created_at: String,
+    updated_at: String,
+  });
+  t.equal(
+    (await app.inject({ method: 'POST', url: `${base}/workload-identities`, payload: { name: 'agent-1' } })).statusCode,
+    409,
+  );
+  const minimal = await app.inject({
+    method: 'POST',
+    url: `${base}/workload-identities`,
+    payload: { name: 'agent-2' },
+  });
   t.same(minimal.json().allowed_return_urls, []);
-  t.same((await app.inject({ method: 'GET', url: `${base}/workload-identities` })).json().workload_identities.map((w: { name: string }) => w.name), ['agent-1', 'agent-2']);
-  const put = await app.inject({ method: 'PUT', url: `${base}/workload-identities/agent-1`, payload: { allowed_return_urls: ['https://other.example/cb'] } });
+  t.same(
+    (await app.inject({ method: 'GET', url: `${base}/workload-identities` }))
+      .json()
+      .workload_identities.map((w: { name: string }) => w.name),
+    ['agent-1', 'agent-2'],
+  );
+  const put = await app.inject({
+    method: 'PUT',
+    url: `${base}/workload-identities/agent-1`,
+    payload: { allowed_return_urls: ['https://other.example/cb'] },
+  });
   t.same(put.json().allowed_return_urls, ['https://other.example/cb']);
-  t.equal((await app.inject({ method: 'PUT', url: `${base}/workload-identities/agent-1`, payload: { allowed_return_urls: ['not a url'] } })).statusCode, 422);
+  t.equal(
+    (
+      await app.inject({
+        method: 'PUT',
+        url: `${base}/workload-identities/agent-1`,
+        payload: { allowed_return_urls: ['not a url'] },
+      })
+    ).statusCode,
+    422,
+  );
   t.equal((await app.inject({ method: 'GET', url: `${base}/workload-identities/agent-1` })).json().name, 'agent-1');
   t.equal((await app.inject({ method: 'DELETE', url: `${base}/workload-identities/agent-1` })).statusCode, 204);
   const gone = await app.inject({ method: 'GET', url: `${base}/workload-identities/agent-1` });
@@ -123,28 +220,66 @@ t.test('workload identities CRUD', async (t) => {
 
 t.test('an unknown identity provider header is a 400 listing the available ones', async (t) => {
   const app = await makeApp(t);
-  const res = await app.inject({ method: 'GET', url: `${base}/workload-identities`, headers: { 'x-provider-identity': 'vault' } });
+  const res = await app.inject({
+    method: 'GET',
+    url: `${base}/workload-identities`,
+    headers: { 'x-provider-identity': 'vault' },
+  });
   t.equal(res.statusCode, 400);
   t.equal(res.json().detail, "Unknown identity provider 'vault'. Available: noop");
 });
 
 t.test('a provider that issues tokens: workload token, API key, OAuth2 token', async (t) => {
-  const app = await makeApp(t, { provider_packages: [vaultPackage()], providers: { identity: { default: 'vault', instances: { vault: { type: 'vault' } } } } });
+  const app = await makeApp(t, {
+    provider_packages: [vaultPackage()],
+    providers: { identity: { default: 'vault', instances: { vault: { type: 'vault' } } } },
+  });
   await app.inject({ method: 'POST', url: `${base}/workload-identities`, payload: { name: 'agent-1' } });
-  await app.inject({ method: 'POST', url: `${base}/credential-providers`, payload: { name: 'openai', provider_type: 'api_key', config: { api_key: 'sk-held-by-vault-0000' } } });
-  const wt = await app.inject({ method: 'POST', url: `${base}/workload-token`, payload: { workload_name: 'agent-1', user_id: 'alice' } });
+  await app.inject({
+    method: 'POST',
+    url: `${base}/credential-providers`,
+    payload: { name: 'openai', provider_type: 'api_key', config: { api_key: 'sk-held-by-vault-0000' } },
+  });
+  const wt = await app.inject({
+    method: 'POST',
+    url: `${base}/workload-token`,
+    payload: { workload_name: 'agent-1', user_id: 'alice' },
+  });
   t.equal(wt.statusCode, 200);
   t.same(wt.json(), { workload_name: 'agent-1', workload_token: 'wt.agent-1' });
-  const key = await app.inject({ method: 'POST', url: `${base}/api-key`, payload: { credential_provider: 'openai', workload_token: 'wt.agent-1' } });
+  const key = await app.inject({
+    method: 'POST',
+    url: `${base}/api-key`,
+    payload: { credential_provider: 'openai', workload_token: 'wt.agent-1' },
+  });
   t.equal(key.statusCode, 200);
-  t.same(key.json(), { credential_provider: 'openai', api_key: 'sk-held-by-vault-0000' }, 'the API key endpoint is the one place a key is handed out');
-  const tok = await app.inject({ method: 'POST', url: `${base}/token`, payload: { credential_provider: 'github', workload_token: 'wt.agent-1', scopes: ['repo'] } });
+  t.same(
+    key.json(),
+    { credential_provider: 'openai', api_key: 'sk-held-by-vault-0000' },
+    'the API key endpoint is the one place a key is handed out',
+  );
+  const tok = await app.inject({
+    method: 'POST',
+    url: `${base}/token`,
+    payload: { credential_provider: 'github', workload_token: 'wt.agent-1', scopes: ['repo'] },
+  });
   t.equal(tok.statusCode, 200);
   t.same(tok.json(), { access_token: 'at.github', token_type: 'Bearer', expires_in: 3600, authorization_url: null });
-  t.equal((await app.inject({ method: 'GET', url: `${base}/credential-providers/openai` })).json().config.api_key, '********', 'reads stay redacted');
-  const forged = await app.inject({ method: 'POST', url: `${base}/api-key`, payload: { credential_provider: 'openai', workload_token: 'forged' } });
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${base}/credential-providers/openai` })).json().config.api_key,
+    '********',
+    'reads stay redacted',
+  );
+  const forged = await app.inject({
+    method: 'POST',
+    url: `${base}/api-key`,
+    payload: { credential_provider: 'openai', workload_token: 'forged' },
+  });
   t.equal(forged.statusCode, 502, 'an uncoded provider failure is a backend failure');
-  t.match(forged.json(), { code: 'SB_ERR_IDENTITY_BACKEND_FAILED', detail: "The identity provider 'vault' failed during API key retrieval: invalid workload token" });
+  t.match(forged.json(), {
+    code: 'SB_ERR_IDENTITY_BACKEND_FAILED',
+    detail: "The identity provider 'vault' failed during API key retrieval: invalid workload token",
+  });
 });
 
 t.test('the vault fixture passes the identity suite, api-key case included', async (t) => {
@@ -153,8 +288,14 @@ t.test('the vault fixture passes the identity suite, api-key case included', asy
     make: async () => factory.create('vault', {}, {} as ProviderContext),
     oauth2Config: { token_url: 'http://127.0.0.1:9/token', client_id: 'c' },
     skip: [
-      { reason: 'the fixture declares every capability, so nothing is unsupported', tests: [IDENTITY_CASES.unsupported] },
-      { reason: 'the fixture has no issuer, signs nothing and answers every name', tests: [IDENTITY_CASES.tokenExchange, IDENTITY_CASES.workloadJwks, IDENTITY_CASES.unknownProvider] },
+      {
+        reason: 'the fixture declares every capability, so nothing is unsupported',
+        tests: [IDENTITY_CASES.unsupported],
+      },
+      {
+        reason: 'the fixture has no issuer, signs nothing and answers every name',
+        tests: [IDENTITY_CASES.tokenExchange, IDENTITY_CASES.workloadJwks, IDENTITY_CASES.unknownProvider],
+      },
     ],
   });
 });

@@ -7,7 +7,11 @@ import { startOidcServer } from '../oidc/server.ts';
  * User-scoped namespaces (`user:<principal id>` and `user:<principal id>:<anything>`)
  * with the real auth backends: the owner and admins get in, everyone else gets 403.
  */
-const USERS: Record<string, KeyUser> = { alice: { groups: ['research'] }, bob: { groups: ['sales'] }, ops: { admin: true } };
+const USERS: Record<string, KeyUser> = {
+  alice: { groups: ['research'] },
+  bob: { groups: ['sales'] },
+  ops: { admin: true },
+};
 const alice = keyHeader('alice');
 const bob = keyHeader('bob');
 const admin = keyHeader('ops');
@@ -15,8 +19,28 @@ const admin = keyHeader('ops');
 t.test('api_key: user namespaces belong to their user', async (t) => {
   const app = await makeApp(t, apiKeyUsers(USERS));
 
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:alice', headers: alice, payload: { key: 'diary', content: 'dear diary' } })).statusCode, 201);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:alice:work', headers: alice, payload: { key: 'todo', content: 'ship it' } })).statusCode, 201);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/user:alice',
+        headers: alice,
+        payload: { key: 'diary', content: 'dear diary' },
+      })
+    ).statusCode,
+    201,
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/user:alice:work',
+        headers: alice,
+        payload: { key: 'todo', content: 'ship it' },
+      })
+    ).statusCode,
+    201,
+  );
   t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: alice })).statusCode, 200);
 
   for (const [method, url, payload] of [
@@ -30,23 +54,68 @@ t.test('api_key: user namespaces belong to their user', async (t) => {
     const res = await app.inject({ method, url, headers: bob, ...(payload ? { payload } : {}) });
     t.equal(res.statusCode, 403, `bob: ${method} ${url}`);
   }
-  t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: alice })).json().content, 'dear diary', "bob's refused writes changed nothing");
-  t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: admin })).statusCode, 200, 'admins read every namespace');
-  t.equal((await app.inject({ url: '/api/v1/memory/user:alicex/diary', headers: alice })).statusCode, 403, 'a namespace of another id that starts the same is not alice\'s');
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: alice })).json().content,
+    'dear diary',
+    "bob's refused writes changed nothing",
+  );
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: admin })).statusCode,
+    200,
+    'admins read every namespace',
+  );
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/user:alicex/diary', headers: alice })).statusCode,
+    403,
+    "a namespace of another id that starts the same is not alice's",
+  );
 
   const seen = (await app.inject({ url: '/api/v1/memory/namespaces', headers: bob })).json().namespaces;
-  t.notOk(seen.some((n: string) => n.startsWith('user:alice')), "bob does not see alice's namespaces listed");
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/team-notes', headers: bob, payload: { key: 'k', content: 'shared' } })).statusCode, 201, 'other namespaces are open to every authenticated caller');
+  t.notOk(
+    seen.some((n: string) => n.startsWith('user:alice')),
+    "bob does not see alice's namespaces listed",
+  );
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/team-notes',
+        headers: bob,
+        payload: { key: 'k', content: 'shared' },
+      })
+    ).statusCode,
+    201,
+    'other namespaces are open to every authenticated caller',
+  );
   t.equal((await app.inject({ url: '/api/v1/memory/team-notes/k' })).statusCode, 401, 'but not to anonymous callers');
 });
 
 t.test('jwt: the token subject owns its user namespace', async (t) => {
-  const idp = await startOidcServer({ clients: { carol: { secret: 'carol-secret' }, dave: { secret: 'dave-secret' } } });
+  const idp = await startOidcServer({
+    clients: { carol: { secret: 'carol-secret' }, dave: { secret: 'dave-secret' } },
+  });
   t.teardown(() => idp.close());
-  const app = await makeApp(t, { providers: { auth: { default: 'oidc', instances: { oidc: { type: 'jwt', options: { issuer: idp.issuer, audience: 'switchboard' } } } } } });
+  const app = await makeApp(t, {
+    providers: {
+      auth: {
+        default: 'oidc',
+        instances: { oidc: { type: 'jwt', options: { issuer: idp.issuer, audience: 'switchboard' } } },
+      },
+    },
+  });
   const carol = { authorization: `Bearer ${await idp.token('carol')}` };
   const dave = { authorization: `Bearer ${await idp.token('dave')}` };
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/user:carol', headers: carol, payload: { key: 'k', content: 'mine' } })).statusCode, 201);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/user:carol',
+        headers: carol,
+        payload: { key: 'k', content: 'mine' },
+      })
+    ).statusCode,
+    201,
+  );
   t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: carol })).statusCode, 200);
   t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: dave })).statusCode, 403);
 });
@@ -54,24 +123,76 @@ t.test('jwt: the token subject owns its user namespace', async (t) => {
 t.test('conversations belong to their actor; a service principal is not an admin', async (t) => {
   const app = await makeApp(t, apiKeyUsers({ ...USERS, robot: { type: 'service' } }));
   const robot = keyHeader('robot');
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/sessions/alice/s1/events', headers: alice, payload: { messages: [{ role: 'user', text: 'secret plan' }] } })).statusCode, 201);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/sessions/alice/s1/events',
+        headers: alice,
+        payload: { messages: [{ role: 'user', text: 'secret plan' }] },
+      })
+    ).statusCode,
+    201,
+  );
   t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: alice })).statusCode, 200);
-  t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: robot })).statusCode, 403, 'a service key does not read others\' conversations');
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: robot })).statusCode,
+    403,
+    "a service key does not read others' conversations",
+  );
   t.equal((await app.inject({ url: '/api/v1/memory/actors/alice/sessions', headers: robot })).statusCode, 403);
-  t.same((await app.inject({ url: '/api/v1/memory/actors', headers: robot })).json().actors, [], 'nor list their actors');
-  t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/turns', headers: admin })).statusCode, 200, 'an admin does');
+  t.same(
+    (await app.inject({ url: '/api/v1/memory/actors', headers: robot })).json().actors,
+    [],
+    'nor list their actors',
+  );
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/sessions/alice/s1/turns', headers: admin })).statusCode,
+    200,
+    'an admin does',
+  );
   t.same((await app.inject({ url: '/api/v1/memory/actors', headers: admin })).json().actors, [{ actor_id: 'alice' }]);
 });
 
 t.test('group namespaces belong to the members of the group', async (t) => {
   const app = await makeApp(t, apiKeyUsers({ ...USERS, carol: { groups: ['research'] } }));
   const carol = keyHeader('carol');
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/group:research', headers: alice, payload: { key: 'paper', content: 'draft 1' } })).statusCode, 201);
-  t.equal((await app.inject({ url: '/api/v1/memory/group:research/paper', headers: carol })).json().content, 'draft 1', 'another member reads it');
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/group:research',
+        headers: alice,
+        payload: { key: 'paper', content: 'draft 1' },
+      })
+    ).statusCode,
+    201,
+  );
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/group:research/paper', headers: carol })).json().content,
+    'draft 1',
+    'another member reads it',
+  );
   const denied = await app.inject({ url: '/api/v1/memory/group:research/paper', headers: bob });
   t.equal(denied.statusCode, 403, 'a non-member does not');
   t.match(denied.json().detail, /members of group 'research'/);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/group:research:notes', headers: bob, payload: { key: 'k', content: 'x' } })).statusCode, 403);
-  t.same((await app.inject({ url: '/api/v1/memory/namespaces', headers: bob })).json().namespaces, [], 'nor sees it listed');
-  t.same((await app.inject({ url: '/api/v1/memory/namespaces', headers: carol })).json().namespaces, ['group:research']);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/memory/group:research:notes',
+        headers: bob,
+        payload: { key: 'k', content: 'x' },
+      })
+    ).statusCode,
+    403,
+  );
+  t.same(
+    (await app.inject({ url: '/api/v1/memory/namespaces', headers: bob })).json().namespaces,
+    [],
+    'nor sees it listed',
+  );
+  t.same((await app.inject({ url: '/api/v1/memory/namespaces', headers: carol })).json().namespaces, [
+    'group:research',
+  ]);
 });

@@ -15,6 +15,9 @@ t.test('max_records bounds what noop keeps, dropping the oldest', async (t) => {
   const p = await noopObservability.create('noop', { max_records: 2 }, ctx);
   for (const id of ['a', 'b', 'c']) await p.ingestTrace({ trace_id: id });
   const list = await p.listTraces!({ limit: 50, offset: 0 });
-  t.same(list.traces.map((x) => x.trace_id), ['c', 'b']);
+  t.same(
+    list.traces.map((x) => x.trace_id),
+    ['c', 'b'],
+  );
   t.equal(await p.getTrace!('a'), undefined, 'oldest dropped');
 });

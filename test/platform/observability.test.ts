@@ -58,7 +58,10 @@ t.test('noop mode: a trace ingested (202) reads back, in lists and sessions', as
   t.match(sessions, { total: 1, sessions: [{ session_id: 'sess-1', user_id: 'alice', trace_count: 1 }] });
   const session = await app.inject({ method: 'GET', url: `${O}/sessions/sess-1` });
   t.equal(session.statusCode, 200);
-  t.same(session.json().traces.map((x: { trace_id: string }) => x.trace_id), ['tr-1']);
+  t.same(
+    session.json().traces.map((x: { trace_id: string }) => x.trace_id),
+    ['tr-1'],
+  );
 
   const missing = await app.inject({ method: 'GET', url: `${O}/traces/nope` });
   t.equal(missing.statusCode, 404);
@@ -68,23 +71,52 @@ t.test('noop mode: a trace ingested (202) reads back, in lists and sessions', as
 
 t.test('noop mode: logs, generations and scores ingest (202) and list back', async (t) => {
   const app = await makeApp(t);
-  const log = await app.inject({ method: 'POST', url: `${O}/logs`, payload: { message: 'tool failed', level: 'error', trace_id: 'tr-9', metadata: { tool: 'x' } } });
+  const log = await app.inject({
+    method: 'POST',
+    url: `${O}/logs`,
+    payload: { message: 'tool failed', level: 'error', trace_id: 'tr-9', metadata: { tool: 'x' } },
+  });
   t.equal(log.statusCode, 202);
   t.match(log.json(), { log_id: /./, status: 'accepted' });
   await app.inject({ method: 'POST', url: `${O}/logs`, payload: { message: 'hello' } });
-  t.match((await app.inject({ method: 'GET', url: `${O}/logs?trace_id=tr-9` })).json(), { total: 1, logs: [{ message: 'tool failed', level: 'error', metadata: { tool: 'x' } }] });
-  t.match((await app.inject({ method: 'GET', url: `${O}/logs?level=info` })).json(), { total: 1, logs: [{ message: 'hello', trace_id: null }] });
+  t.match((await app.inject({ method: 'GET', url: `${O}/logs?trace_id=tr-9` })).json(), {
+    total: 1,
+    logs: [{ message: 'tool failed', level: 'error', metadata: { tool: 'x' } }],
+  });
+  t.match((await app.inject({ method: 'GET', url: `${O}/logs?level=info` })).json(), {
+    total: 1,
+    logs: [{ message: 'hello', trace_id: null }],
+  });
 
-  const gen = await app.inject({ method: 'POST', url: `${O}/generations`, payload: { trace_id: 'tr-9', model: 'm1', input: 'q', output: 'a', usage: { prompt_tokens: 2, completion_tokens: 3 } } });
+  const gen = await app.inject({
+    method: 'POST',
+    url: `${O}/generations`,
+    payload: {
+      trace_id: 'tr-9',
+      model: 'm1',
+      input: 'q',
+      output: 'a',
+      usage: { prompt_tokens: 2, completion_tokens: 3 },
+    },
+  });
   t.equal(gen.statusCode, 202);
   t.match((await app.inject({ method: 'GET', url: `${O}/generations?trace_id=tr-9` })).json(), {
     total: 1,
-    generations: [{ generation_id: gen.json().generation_id, model: 'm1', usage: { prompt_tokens: 2, completion_tokens: 3 } }],
+    generations: [
+      { generation_id: gen.json().generation_id, model: 'm1', usage: { prompt_tokens: 2, completion_tokens: 3 } },
+    ],
   });
 
-  const score = await app.inject({ method: 'POST', url: `${O}/scores`, payload: { trace_id: 'tr-9', name: 'helpful', value: 1, data_type: 'BOOLEAN' } });
+  const score = await app.inject({
+    method: 'POST',
+    url: `${O}/scores`,
+    payload: { trace_id: 'tr-9', name: 'helpful', value: 1, data_type: 'BOOLEAN' },
+  });
   t.equal(score.statusCode, 202);
-  t.match((await app.inject({ method: 'GET', url: `${O}/scores?trace_id=tr-9` })).json(), { total: 1, scores: [{ score_id: score.json().score_id, name: 'helpful', value: 1 }] });
+  t.match((await app.inject({ method: 'GET', url: `${O}/scores?trace_id=tr-9` })).json(), {
+    total: 1,
+    scores: [{ score_id: score.json().score_id, name: 'helpful', value: 1 }],
+  });
 });
 
 t.test('bad input is 422 naming the field', async (t) => {
@@ -99,7 +131,10 @@ t.test('bad input is 422 naming the field', async (t) => {
   for (const [url, payload, field] of cases) {
     const res = await app.inject({ method: 'POST', url, payload: payload as object });
     t.equal(res.statusCode, 422, `${url} without a good ${field}`);
-    t.ok((res.json().detail as Array<{ loc: string[] }>).some((d) => d.loc.includes(field)), `detail names ${field}`);
+    t.ok(
+      (res.json().detail as Array<{ loc: string[] }>).some((d) => d.loc.includes(field)),
+      `detail names ${field}`,
+    );
   }
   t.equal((await app.inject({ method: 'GET', url: `${O}/traces?limit=0` })).statusCode, 422);
 });
@@ -107,12 +142,22 @@ t.test('bad input is 422 naming the field', async (t) => {
 t.test('an export-only provider ingests (202) and every read answers 501 before calling it', async (t) => {
   const app = await makeApp(t, {
     provider_packages: [exportOnlyPackage()],
-    providers: { observability: { default: 'export', instances: { export: { type: 'export_only' }, noop: { type: 'noop' } } } },
+    providers: {
+      observability: { default: 'export', instances: { export: { type: 'export_only' }, noop: { type: 'noop' } } },
+    },
   });
   const posted = await app.inject({ method: 'POST', url: `${O}/traces`, payload: { trace_id: 'x1', name: 'n' } });
   t.equal(posted.statusCode, 202);
   t.same(posted.json(), { trace_id: 'x1', status: 'accepted' });
-  for (const url of [`${O}/traces`, `${O}/traces/x1`, `${O}/logs`, `${O}/generations`, `${O}/scores`, `${O}/sessions`, `${O}/sessions/s`]) {
+  for (const url of [
+    `${O}/traces`,
+    `${O}/traces/x1`,
+    `${O}/logs`,
+    `${O}/generations`,
+    `${O}/scores`,
+    `${O}/sessions`,
+    `${O}/sessions/s`,
+  ]) {
     const res = await app.inject({ method: 'GET', url });
     t.equal(res.statusCode, 501, `GET ${url}`);
     t.match(res.json().detail, /observability provider 'export'.*capability 'query'.*X-Provider-Observability/);
@@ -126,14 +171,28 @@ t.test('an export-only provider ingests (202) and every read answers 501 before 
     t.equal(res.statusCode, 501, `POST ${url}`);
     t.equal(res.json().code, 'SB_ERR_CAPABILITY_MISSING');
   }
-  const routed = await app.inject({ method: 'GET', url: `${O}/traces`, headers: { 'x-provider-observability': 'noop' } });
+  const routed = await app.inject({
+    method: 'GET',
+    url: `${O}/traces`,
+    headers: { 'x-provider-observability': 'noop' },
+  });
   t.equal(routed.statusCode, 200, 'X-Provider-Observability picks the in-memory provider');
 });
 
 t.test('ingestTrace is what auto_trace calls: the trace it takes is readable over HTTP', async (t) => {
   const app = await makeApp(t);
   const provider = app.sb.providers.get<ObservabilityProvider>('observability')!;
-  const out = await provider.ingestTrace({ trace_id: 'run-1', name: 'agent:a', user_id: 'u', session_id: 's', input: 'in', output: 'out', tags: ['agent'], spans: [], metadata: {} });
+  const out = await provider.ingestTrace({
+    trace_id: 'run-1',
+    name: 'agent:a',
+    user_id: 'u',
+    session_id: 's',
+    input: 'in',
+    output: 'out',
+    tags: ['agent'],
+    spans: [],
+    metadata: {},
+  });
   t.same(out, { trace_id: 'run-1', status: 'accepted' });
   t.match((await app.inject({ method: 'GET', url: `${O}/traces/run-1` })).json(), { name: 'agent:a', output: 'out' });
 });
@@ -141,27 +200,76 @@ t.test('ingestTrace is what auto_trace calls: the trace it takes is readable ove
 t.test('with auth on, non-admins read only their own traces and what hangs off them', async (t) => {
   const app = await makeApp(t, apiKeyUsers(ALICE_BOB_ROOT));
   t.equal((await app.inject({ method: 'GET', url: `${O}/traces` })).statusCode, 401);
-  for (const [id, user, session] of [['ta', 'alice', 'shared-s'], ['tb', 'bob', 'shared-s'], ['tb2', 'bob', 'bob-s']] as const) {
-    t.equal((await app.inject({ method: 'POST', url: `${O}/traces`, headers: as('root'), payload: { trace_id: id, user_id: user, session_id: session } })).statusCode, 202);
+  for (const [id, user, session] of [
+    ['ta', 'alice', 'shared-s'],
+    ['tb', 'bob', 'shared-s'],
+    ['tb2', 'bob', 'bob-s'],
+  ] as const) {
+    t.equal(
+      (
+        await app.inject({
+          method: 'POST',
+          url: `${O}/traces`,
+          headers: as('root'),
+          payload: { trace_id: id, user_id: user, session_id: session },
+        })
+      ).statusCode,
+      202,
+    );
   }
-  await app.inject({ method: 'POST', url: `${O}/logs`, headers: as('root'), payload: { message: 'bob log', trace_id: 'tb' } });
+  await app.inject({
+    method: 'POST',
+    url: `${O}/logs`,
+    headers: as('root'),
+    payload: { message: 'bob log', trace_id: 'tb' },
+  });
 
-  t.same((await app.inject({ method: 'GET', url: `${O}/traces`, headers: as('alice') })).json().traces.map((x: { trace_id: string }) => x.trace_id), ['ta'], 'alice lists her traces only');
-  t.equal((await app.inject({ method: 'GET', url: `${O}/traces`, headers: as('root') })).json().total, 3, 'admins list all');
+  t.same(
+    (await app.inject({ method: 'GET', url: `${O}/traces`, headers: as('alice') }))
+      .json()
+      .traces.map((x: { trace_id: string }) => x.trace_id),
+    ['ta'],
+    'alice lists her traces only',
+  );
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${O}/traces`, headers: as('root') })).json().total,
+    3,
+    'admins list all',
+  );
   const other = await app.inject({ method: 'GET', url: `${O}/traces/tb`, headers: as('alice') });
   t.equal(other.statusCode, 403);
   t.equal(other.json().code, 'SB_ERR_OBSERVABILITY_FORBIDDEN');
-  t.equal((await app.inject({ method: 'GET', url: `${O}/traces?user_id=bob`, headers: as('alice') })).statusCode, 403, 'asking for another user is refused, not silently narrowed');
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${O}/traces?user_id=bob`, headers: as('alice') })).statusCode,
+    403,
+    'asking for another user is refused, not silently narrowed',
+  );
   t.equal((await app.inject({ method: 'GET', url: `${O}/traces/tb`, headers: as('bob') })).statusCode, 200);
 
   const sessionsOf = async (key: string) =>
-    (await app.inject({ method: 'GET', url: `${O}/sessions`, headers: as(key) })).json().sessions.map((s: { session_id: string; trace_count: number }) => [s.session_id, s.trace_count]);
+    (await app.inject({ method: 'GET', url: `${O}/sessions`, headers: as(key) }))
+      .json()
+      .sessions.map((s: { session_id: string; trace_count: number }) => [s.session_id, s.trace_count]);
   t.same(await sessionsOf('alice'), [['shared-s', 1]], "sessions come from the caller's own traces");
-  t.same((await sessionsOf('bob')).sort(), [['bob-s', 1], ['shared-s', 1]]);
-  t.same((await sessionsOf('root')).sort(), [['bob-s', 1], ['shared-s', 2]], 'admins see every trace of a session');
+  t.same((await sessionsOf('bob')).sort(), [
+    ['bob-s', 1],
+    ['shared-s', 1],
+  ]);
+  t.same(
+    (await sessionsOf('root')).sort(),
+    [
+      ['bob-s', 1],
+      ['shared-s', 2],
+    ],
+    'admins see every trace of a session',
+  );
   const shared = await app.inject({ method: 'GET', url: `${O}/sessions/shared-s`, headers: as('alice') });
   t.equal(shared.statusCode, 200);
-  t.same(shared.json().traces.map((x: { trace_id: string }) => x.trace_id), ['ta'], "another user's traces in a reused session id stay hidden");
+  t.same(
+    shared.json().traces.map((x: { trace_id: string }) => x.trace_id),
+    ['ta'],
+    "another user's traces in a reused session id stay hidden",
+  );
   t.equal(shared.json().session.trace_count, 1);
   t.equal((await app.inject({ method: 'GET', url: `${O}/sessions/bob-s`, headers: as('alice') })).statusCode, 403);
 
@@ -170,6 +278,12 @@ t.test('with auth on, non-admins read only their own traces and what hangs off t
   t.match(allLogs.json().detail, /pass trace_id/);
   t.equal((await app.inject({ method: 'GET', url: `${O}/logs?trace_id=tb`, headers: as('alice') })).statusCode, 403);
   t.equal((await app.inject({ method: 'GET', url: `${O}/logs?trace_id=tb`, headers: as('bob') })).json().total, 1);
-  t.equal((await app.inject({ method: 'GET', url: `${O}/generations?trace_id=ta`, headers: as('alice') })).statusCode, 200);
-  t.equal((await app.inject({ method: 'GET', url: `${O}/scores?trace_id=nope`, headers: as('alice') })).statusCode, 404);
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${O}/generations?trace_id=ta`, headers: as('alice') })).statusCode,
+    200,
+  );
+  t.equal(
+    (await app.inject({ method: 'GET', url: `${O}/scores?trace_id=nope`, headers: as('alice') })).statusCode,
+    404,
+  );
 });

@@ -12,12 +12,24 @@ t.test('noop policy passes the policy conformance suite', async (t) => {
   await policySuite(t as unknown as Runner, {
     make: async () => noopPolicy.create('noop', {}, ctx),
     skip: [
-      { reason: 'policy generation is a managed-cloud feature (capability generations is false on noop)', tests: [POLICY_CASES.generations] },
+      {
+        reason: 'policy generation is a managed-cloud feature (capability generations is false on noop)',
+        tests: [POLICY_CASES.generations],
+      },
       {
         reason: 'noop stores policies but evaluates none (capability enforcement is false)',
-        tests: [POLICY_CASES.authorize, POLICY_CASES.groups, POLICY_CASES.forbidWins, POLICY_CASES.contextCondition, POLICY_CASES.updateApplies],
+        tests: [
+          POLICY_CASES.authorize,
+          POLICY_CASES.groups,
+          POLICY_CASES.forbidWins,
+          POLICY_CASES.contextCondition,
+          POLICY_CASES.updateApplies,
+        ],
       },
-      { reason: 'noop does not parse policy bodies (capability validates_policies is false)', tests: [POLICY_CASES.badBody] },
+      {
+        reason: 'noop does not parse policy bodies (capability validates_policies is false)',
+        tests: [POLICY_CASES.badBody],
+      },
     ],
   });
 });

@@ -48,48 +48,106 @@ export const providers = [{
 }
 
 t.test('the exported team script runs real agents on a listening gateway', async (t) => {
-  const app = await makeApp(t, { provider_packages: [scriptedLlm()], providers: { llm: { default: 'scripted', instances: { scripted: { type: 'role_echo' } } } } });
+  const app = await makeApp(t, {
+    provider_packages: [scriptedLlm()],
+    providers: { llm: { default: 'scripted', instances: { scripted: { type: 'role_echo' } } } },
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   for (const role of ['planner', 'alpha', 'beta', 'writer']) {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/agents', payload: { name: role, model: 'scripted', system_prompt: `ROLE:${role}`, hooks: { auto_memory: false } } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: { name: role, model: 'scripted', system_prompt: `ROLE:${role}`, hooks: { auto_memory: false } },
+    });
     t.equal(res.statusCode, 201, `agent ${role} created`);
   }
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/teams', payload: { name: 'live', planner: 'planner', synthesizer: 'writer', workers: ['alpha', 'beta'] } })).statusCode, 201);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/teams',
+        payload: { name: 'live', planner: 'planner', synthesizer: 'writer', workers: ['alpha', 'beta'] },
+      })
+    ).statusCode,
+    201,
+  );
   const script = await fetch(`${base}/api/v1/teams/live/export`);
   t.equal(script.status, 200);
   const file = join(tempDir('sb-team-live-'), 'live.py');
   writeFileSync(file, await script.text());
 
   const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile('python3', [file, '--json', 'write a summary'], { env: { ...process.env, SWITCHBOARD_QUIET: '1' }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'python3',
+      [file, '--json', 'write a summary'],
+      { env: { ...process.env, SWITCHBOARD_QUIET: '1' }, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
   t.equal(out.code, 0, out.stderr);
   const run = JSON.parse(out.stdout);
   // c goes to a worker the team does not have: it fails, one replanning round adds the plan again (a_2, b_2, c_2), c_2 fails too.
   t.match(run, { team_name: 'live', tasks_created: 6, tasks_completed: 4, workers_used: ['alpha', 'beta'] });
-  const finalText = 'FINAL [done]: alpha did Gather facts | [done]: beta did Draft summary | [done]: alpha did Gather facts | [done]: beta did Draft summary';
+  const finalText =
+    'FINAL [done]: alpha did Gather facts | [done]: beta did Draft summary | [done]: alpha did Gather facts | [done]: beta did Draft summary';
   t.equal(run.response, finalText, 'the synthesizer saw every result, in order');
 
   const sessions = (await app.inject({ method: 'GET', url: '/api/v1/agents/beta/sessions' })).json();
-  t.equal(sessions.sessions.length, 2, "beta ran each of its tasks in a session of its own");
-  t.match(sessions.sessions.map((s: { session_id: string }) => s.session_id).sort(), [`${run.team_run_id}-b`, `${run.team_run_id}-b_2`]);
+  t.equal(sessions.sessions.length, 2, 'beta ran each of its tasks in a session of its own');
+  t.match(sessions.sessions.map((s: { session_id: string }) => s.session_id).sort(), [
+    `${run.team_run_id}-b`,
+    `${run.team_run_id}-b_2`,
+  ]);
 
   // The same scenario run by the server: same board, same answer, same sessions.
-  const served = await app.inject({ method: 'POST', url: '/api/v1/teams/live/run', payload: { message: 'write a summary' } });
+  const served = await app.inject({
+    method: 'POST',
+    url: '/api/v1/teams/live/run',
+    payload: { message: 'write a summary' },
+  });
   t.equal(served.statusCode, 200);
   const s = served.json();
   t.same(
-    { response: s.response, tasks_created: s.tasks_created, tasks_completed: s.tasks_completed, workers_used: s.workers_used, phase: s.phase },
-    { response: run.response, tasks_created: run.tasks_created, tasks_completed: run.tasks_completed, workers_used: run.workers_used, phase: run.phase },
+    {
+      response: s.response,
+      tasks_created: s.tasks_created,
+      tasks_completed: s.tasks_completed,
+      workers_used: s.workers_used,
+      phase: s.phase,
+    },
+    {
+      response: run.response,
+      tasks_created: run.tasks_created,
+      tasks_completed: run.tasks_completed,
+      workers_used: run.workers_used,
+      phase: run.phase,
+    },
     'the server and the script agree on the outcome',
   );
   const board = (await app.inject({ url: `/api/v1/teams/live/runs/${s.team_run_id}` })).json();
-  type Row = { id: string; status: string; assigned_to: string | null; depends_on: string[]; result: string | null; error?: string | null };
-  const rows = (tasks: Row[]) => tasks.map((x) => ({ id: x.id, status: x.status, assigned_to: x.assigned_to, depends_on: x.depends_on, outcome: x.result ?? x.error }));
+  type Row = {
+    id: string;
+    status: string;
+    assigned_to: string | null;
+    depends_on: string[];
+    result: string | null;
+    error?: string | null;
+  };
+  const rows = (tasks: Row[]) =>
+    tasks.map((x) => ({
+      id: x.id,
+      status: x.status,
+      assigned_to: x.assigned_to,
+      depends_on: x.depends_on,
+      outcome: x.result ?? x.error,
+    }));
   t.same(rows(board.tasks), rows(run.tasks), 'and on every task: status, worker, dependencies, result or reason');
-  const served_sessions = (await app.inject({ method: 'GET', url: '/api/v1/agents/beta/sessions' })).json().sessions.map((x: { session_id: string }) => x.session_id);
-  t.ok(served_sessions.includes(`${s.team_run_id}-b`) && served_sessions.includes(`${s.team_run_id}-b_2`), 'the server used the same per-task sessions');
+  const served_sessions = (await app.inject({ method: 'GET', url: '/api/v1/agents/beta/sessions' }))
+    .json()
+    .sessions.map((x: { session_id: string }) => x.session_id);
+  t.ok(
+    served_sessions.includes(`${s.team_run_id}-b`) && served_sessions.includes(`${s.team_run_id}-b_2`),
+    'the server used the same per-task sessions',
+  );
 });

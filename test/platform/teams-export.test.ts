@@ -36,17 +36,37 @@ async function fakeGateway(t: Test, workerDelayMs = 0) {
   const memory: Array<{ namespace: string; key: string; content: string }> = [];
   const server = createServer(async (req, res) => {
     const url = new URL(req.url!, 'http://x');
-    const send = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    const send = (status: number, json: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     const chat = url.pathname.match(/^\/api\/v1\/agents\/([^/]+)\/chat$/);
     const mem = url.pathname.match(/^\/api\/v1\/memory\/([^/]+)$/);
     if (chat && req.method === 'POST') {
       const b = await body(req);
       const agent = decodeURIComponent(chat[1]!);
-      chats.push({ agent, message: String(b.message), session_id: String(b.session_id), apiKey: req.headers['x-api-key'] as string | undefined });
-      if (workerDelayMs && agent !== 'planner' && agent !== 'writer') await new Promise((r) => setTimeout(r, workerDelayMs));
+      chats.push({
+        agent,
+        message: String(b.message),
+        session_id: String(b.session_id),
+        apiKey: req.headers['x-api-key'] as string | undefined,
+      });
+      if (workerDelayMs && agent !== 'planner' && agent !== 'writer')
+        await new Promise((r) => setTimeout(r, workerDelayMs));
       const title = /Task \S+: (.*)/.exec(String(b.message))?.[1];
-      const response = agent === 'planner' ? `Here is the plan:\n${JSON.stringify(PLAN)}\nGood luck.` : agent === 'writer' ? `FINAL <<${String(b.message)}>>` : `${agent} did ${title}`;
-      return send(200, { response, session_id: b.session_id, agent_name: agent, turns_used: 1, tools_called: [], artifacts: [], metadata: {} });
+      const response =
+        agent === 'planner'
+          ? `Here is the plan:\n${JSON.stringify(PLAN)}\nGood luck.`
+          : agent === 'writer'
+            ? `FINAL <<${String(b.message)}>>`
+            : `${agent} did ${title}`;
+      return send(200, {
+        response,
+        session_id: b.session_id,
+        agent_name: agent,
+        turns_used: 1,
+        tools_called: [],
+        artifacts: [],
+        metadata: {},
+      });
     }
     if (mem && req.method === 'POST') {
       const b = await body(req);
@@ -64,11 +84,20 @@ async function fakeGateway(t: Test, workerDelayMs = 0) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, chats, memory };
 }
 
-function runScript(file: string, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function runScript(
+  file: string,
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('python3', [file, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      'python3',
+      [file, ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -84,34 +113,73 @@ async function exportScript(t: Test, team: Record<string, unknown>): Promise<str
   return file;
 }
 
-const TEAM = { name: 'research', planner: 'planner', synthesizer: 'writer', workers: ['alpha', 'beta'], shared_memory_namespace: 'team:{team_name}' };
+const TEAM = {
+  name: 'research',
+  planner: 'planner',
+  synthesizer: 'writer',
+  workers: ['alpha', 'beta'],
+  shared_memory_namespace: 'team:{team_name}',
+};
 
 t.test('the exported script runs the team against the gateway API', async (t) => {
   const gw = await fakeGateway(t);
   const file = await exportScript(t, TEAM);
   // Replanning off here (SWITCHBOARD_MAX_REPLANS=0): this test follows one plan; teams-export-live.test.ts covers a replanning round.
-  const out = await runScript(file, { SWITCHBOARD_URL: gw.url, SWITCHBOARD_API_KEY: 'k', SWITCHBOARD_MAX_REPLANS: '0' }, ['--json', 'find', 'papers']);
+  const out = await runScript(
+    file,
+    { SWITCHBOARD_URL: gw.url, SWITCHBOARD_API_KEY: 'k', SWITCHBOARD_MAX_REPLANS: '0' },
+    ['--json', 'find', 'papers'],
+  );
   t.equal(out.code, 0, out.stderr);
   const result = JSON.parse(out.stdout);
-  t.match(result, { team_name: 'research', phase: 'done', tasks_created: 4, tasks_completed: 2, workers_used: ['alpha', 'beta'], team_run_id: /^[0-9a-f-]{36}$/ });
+  t.match(result, {
+    team_name: 'research',
+    phase: 'done',
+    tasks_created: 4,
+    tasks_completed: 2,
+    workers_used: ['alpha', 'beta'],
+    team_run_id: /^[0-9a-f-]{36}$/,
+  });
   const byId = Object.fromEntries((result.tasks as Array<{ id: string }>).map((x) => [x.id, x]));
   t.match(byId.t1, { status: 'done', result: 'alpha did Collect sources' });
   t.match(byId.t2, { status: 'done', result: 'beta did Summarize' });
-  t.match(byId.t3, { status: 'failed', result: /unknown worker 'ghost'/ }, 'a task for an unknown worker fails instead of waiting');
+  t.match(
+    byId.t3,
+    { status: 'failed', result: /unknown worker 'ghost'/ },
+    'a task for an unknown worker fails instead of waiting',
+  );
   t.match(byId.t4, { status: 'failed', result: "dependency 't3' failed" });
 
-  t.same(gw.chats.map((c) => c.agent), ['planner', 'alpha', 'beta', 'writer'], 'planner, then t1 before the task that depends on it, then the synthesizer');
+  t.same(
+    gw.chats.map((c) => c.agent),
+    ['planner', 'alpha', 'beta', 'writer'],
+    'planner, then t1 before the task that depends on it, then the synthesizer',
+  );
   t.match(gw.chats[0]!.message, /find papers/);
   t.match(gw.chats[0]!.message, /alpha, beta/, 'the planner is told the workers');
-  t.match(gw.chats[2]!.message, /Result of t1 \(Collect sources\):\nalpha did Collect sources/, 'a dependency result reaches the dependent task');
-  t.match(gw.chats[2]!.message, /Shared findings of the team:\n- alpha did Collect sources/, 'shared findings are read from the namespace');
+  t.match(
+    gw.chats[2]!.message,
+    /Result of t1 \(Collect sources\):\nalpha did Collect sources/,
+    'a dependency result reaches the dependent task',
+  );
+  t.match(
+    gw.chats[2]!.message,
+    /Shared findings of the team:\n- alpha did Collect sources/,
+    'shared findings are read from the namespace',
+  );
   t.match(gw.chats[3]!.message, /t1 Collect sources \[done\]: alpha did Collect sources/);
   t.match(gw.chats[3]!.message, /t3 Lost \[failed\]/);
   t.equal(result.response, `FINAL <<${gw.chats[3]!.message}>>`);
   const sessions = gw.chats.map((c) => c.session_id);
   t.equal(new Set(sessions).size, 4, 'one session per task, planner and synthesizer');
-  t.ok(sessions.every((s) => s.startsWith(result.team_run_id)), 'sessions are named after the run');
-  t.ok(gw.chats.every((c) => c.apiKey === 'k'), 'SWITCHBOARD_API_KEY is sent as X-Api-Key');
+  t.ok(
+    sessions.every((s) => s.startsWith(result.team_run_id)),
+    'sessions are named after the run',
+  );
+  t.ok(
+    gw.chats.every((c) => c.apiKey === 'k'),
+    'SWITCHBOARD_API_KEY is sent as X-Api-Key',
+  );
   t.same(
     gw.memory.map((m) => [m.namespace, m.key, m.content]),
     [
@@ -139,11 +207,19 @@ t.test('the script enforces global_max_turns', async (t) => {
 t.test('the script enforces global_timeout_seconds over the whole run', async (t) => {
   // Workers answer after 3 s; the team allows 1 s in total, so the worker call is cut off and no synthesis happens.
   const gw = await fakeGateway(t, 3000);
-  const file = await exportScript(t, { ...TEAM, name: 'hurried', global_timeout_seconds: 1, shared_memory_namespace: null });
+  const file = await exportScript(t, {
+    ...TEAM,
+    name: 'hurried',
+    global_timeout_seconds: 1,
+    shared_memory_namespace: null,
+  });
   const out = await runScript(file, { SWITCHBOARD_URL: gw.url, SWITCHBOARD_QUIET: '1' }, ['go']);
   t.equal(out.code, 1);
   t.match(out.stderr, /team run failed: global_timeout_seconds \(1\) reached/);
-  t.notOk(gw.chats.some((c) => c.agent === 'writer'), 'the synthesizer is not called after the deadline');
+  t.notOk(
+    gw.chats.some((c) => c.agent === 'writer'),
+    'the synthesizer is not called after the deadline',
+  );
 });
 
 t.test('an unreachable gateway is a clear failure, exit code 1', async (t) => {

@@ -9,7 +9,10 @@ t.test('noop tools passes the tools conformance suite', async (t) => {
   await toolsSuite(t as unknown as Runner, {
     make: async () => noopTools.create('noop', {}, {} as ProviderContext),
     skip: [
-      { reason: 'noop cannot run tools (capability invoke is false)', tests: [TOOLS_CASES.invoke, TOOLS_CASES.invokeFailure, TOOLS_CASES.invokeUnknown, TOOLS_CASES.invokeDenied] },
+      {
+        reason: 'noop cannot run tools (capability invoke is false)',
+        tests: [TOOLS_CASES.invoke, TOOLS_CASES.invokeFailure, TOOLS_CASES.invokeUnknown, TOOLS_CASES.invokeDenied],
+      },
       { reason: 'noop has no MCP server management (capability servers is false)', tests: [TOOLS_CASES.servers] },
     ],
   });

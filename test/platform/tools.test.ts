@@ -41,7 +41,12 @@ function echoToolsPackage(): string {
 const weather = {
   name: 'get_weather',
   description: 'Current weather for a city',
-  input_schema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city'], additionalProperties: false },
+  input_schema: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+    required: ['city'],
+    additionalProperties: false,
+  },
 };
 
 t.test('noop mode: catalogue with data, invoke and servers 501', async (t) => {
@@ -50,12 +55,26 @@ t.test('noop mode: catalogue with data, invoke and servers 501', async (t) => {
   const created = await app.inject({ method: 'POST', url: '/api/v1/tools', payload: weather });
   t.equal(created.statusCode, 201);
   t.same(created.json(), weather);
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/tools', payload: weather })).statusCode, 409, 'duplicate name');
-  await app.inject({ method: 'POST', url: '/api/v1/tools', payload: { name: 'stock_quote', description: 'Stock prices' } });
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/v1/tools', payload: weather })).statusCode,
+    409,
+    'duplicate name',
+  );
+  await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools',
+    payload: { name: 'stock_quote', description: 'Stock prices' },
+  });
 
   const list = await app.inject({ method: 'GET', url: '/api/v1/tools' });
   t.equal(list.statusCode, 200);
-  t.match(list.json(), { total: 2, tools: [{ name: 'get_weather' }, { name: 'stock_quote', description: 'Stock prices', input_schema: { type: 'object' } }] });
+  t.match(list.json(), {
+    total: 2,
+    tools: [
+      { name: 'get_weather' },
+      { name: 'stock_quote', description: 'Stock prices', input_schema: { type: 'object' } },
+    ],
+  });
 
   const search = await app.inject({ method: 'GET', url: '/api/v1/tools/search?query=weather' });
   t.equal(search.statusCode, 200);
@@ -67,9 +86,16 @@ t.test('noop mode: catalogue with data, invoke and servers 501', async (t) => {
   t.equal(missing.statusCode, 404);
   t.equal(missing.json().code, 'SB_ERR_TOOLS_NOT_FOUND');
 
-  const invoke = await app.inject({ method: 'POST', url: '/api/v1/tools/get_weather/invoke', payload: { params: { city: 'Oslo' } } });
+  const invoke = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools/get_weather/invoke',
+    payload: { params: { city: 'Oslo' } },
+  });
   t.equal(invoke.statusCode, 501);
-  t.match(invoke.json(), { code: 'SB_ERR_CAPABILITY_MISSING', detail: /tools provider 'noop' does not support invoking tools \(capability 'invoke'\).*X-Provider-Tools/ });
+  t.match(invoke.json(), {
+    code: 'SB_ERR_CAPABILITY_MISSING',
+    detail: /tools provider 'noop' does not support invoking tools \(capability 'invoke'\).*X-Provider-Tools/,
+  });
 
   for (const [method, url, payload] of [
     ['GET', '/api/v1/tools/servers', undefined],
@@ -82,7 +108,11 @@ t.test('noop mode: catalogue with data, invoke and servers 501', async (t) => {
   }
 
   t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/tools/get_weather' })).statusCode, 204);
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/tools/get_weather' })).statusCode, 404, 'deleting twice is 404');
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/api/v1/tools/get_weather' })).statusCode,
+    404,
+    'deleting twice is 404',
+  );
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/tools/get_weather' })).statusCode, 404);
 });
 
@@ -99,14 +129,29 @@ t.test('bad input: search query, max_results, tool body, params', async (t) => {
   const noName = await app.inject({ method: 'POST', url: '/api/v1/tools', payload: { description: 'x' } });
   t.equal(noName.statusCode, 422);
   t.match(noName.json().detail, [{ loc: ['body', 'name'] }]);
-  const badSchema = await app.inject({ method: 'POST', url: '/api/v1/tools', payload: { name: 'bad', input_schema: { type: 'no-such-type' } } });
+  const badSchema = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools',
+    payload: { name: 'bad', input_schema: { type: 'no-such-type' } },
+  });
   t.equal(badSchema.statusCode, 400);
   t.match(badSchema.json(), { code: 'SB_ERR_TOOLS_INVALID_SCHEMA', detail: /input_schema of tool 'bad'/ });
 
-  const badParams = await app.inject({ method: 'POST', url: '/api/v1/tools/get_weather/invoke', payload: { params: { days: 0 } } });
+  const badParams = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools/get_weather/invoke',
+    payload: { params: { days: 0 } },
+  });
   t.equal(badParams.statusCode, 400, 'params are checked against input_schema before the capability');
-  t.match(badParams.json(), { code: 'SB_ERR_TOOLS_INVALID_PARAMS', detail: /Invalid parameters for tool 'get_weather':.*city.*\/days must be >= 1/ });
-  const extra = await app.inject({ method: 'POST', url: '/api/v1/tools/get_weather/invoke', payload: { params: { city: 'Oslo', colour: 'red' } } });
+  t.match(badParams.json(), {
+    code: 'SB_ERR_TOOLS_INVALID_PARAMS',
+    detail: /Invalid parameters for tool 'get_weather':.*city.*\/days must be >= 1/,
+  });
+  const extra = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools/get_weather/invoke',
+    payload: { params: { city: 'Oslo', colour: 'red' } },
+  });
   t.equal(extra.statusCode, 400);
   t.match(extra.json().detail, /additional properties/);
   const unknown = await app.inject({ method: 'POST', url: '/api/v1/tools/nope/invoke', payload: { params: {} } });
@@ -114,11 +159,18 @@ t.test('bad input: search query, max_results, tool body, params', async (t) => {
 });
 
 t.test('a provider that can run tools: 200, 502 on failure, server records', async (t) => {
-  const app = await makeApp(t, { provider_packages: [echoToolsPackage()], providers: { tools: { default: 'echo', instances: { echo: { type: 'echo' }, noop: { type: 'noop' } } } } });
+  const app = await makeApp(t, {
+    provider_packages: [echoToolsPackage()],
+    providers: { tools: { default: 'echo', instances: { echo: { type: 'echo' }, noop: { type: 'noop' } } } },
+  });
   await app.inject({ method: 'POST', url: '/api/v1/tools', payload: weather });
   await app.inject({ method: 'POST', url: '/api/v1/tools', payload: { name: 'fail', description: 'always fails' } });
 
-  const ok = await app.inject({ method: 'POST', url: '/api/v1/tools/get_weather/invoke', payload: { params: { city: 'Oslo', days: 2 } } });
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools/get_weather/invoke',
+    payload: { params: { city: 'Oslo', days: 2 } },
+  });
   t.equal(ok.statusCode, 200);
   t.same(ok.json(), { tool_name: 'get_weather', result: { echoed: { city: 'Oslo', days: 2 } }, status: 'success' });
 
@@ -126,14 +178,39 @@ t.test('a provider that can run tools: 200, 502 on failure, server records', asy
   t.equal(failed.statusCode, 502);
   t.match(failed.json(), { code: 'SB_ERR_TOOLS_EXECUTION_FAILED', detail: "Tool 'fail' failed: the backend exploded" });
 
-  const reg = await app.inject({ method: 'POST', url: '/api/v1/tools/servers', payload: { name: 'docs', url: 'http://127.0.0.1:9/mcp', config: { a: 1 } } });
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools/servers',
+    payload: { name: 'docs', url: 'http://127.0.0.1:9/mcp', config: { a: 1 } },
+  });
   t.equal(reg.statusCode, 201);
   t.same(reg.json(), { name: 'docs', url: 'http://127.0.0.1:9/mcp', config: { a: 1 }, health: 'unknown' });
-  t.equal((await app.inject({ method: 'POST', url: '/api/v1/tools/servers', payload: { name: 'docs', url: 'http://127.0.0.1:9/mcp' } })).statusCode, 409);
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/tools/servers' })).json().servers.map((s: { name: string }) => s.name), ['docs']);
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/tools/servers/docs' })).json().url, 'http://127.0.0.1:9/mcp');
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/tools/servers',
+        payload: { name: 'docs', url: 'http://127.0.0.1:9/mcp' },
+      })
+    ).statusCode,
+    409,
+  );
+  t.same(
+    (await app.inject({ method: 'GET', url: '/api/v1/tools/servers' }))
+      .json()
+      .servers.map((s: { name: string }) => s.name),
+    ['docs'],
+  );
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/api/v1/tools/servers/docs' })).json().url,
+    'http://127.0.0.1:9/mcp',
+  );
   t.equal((await app.inject({ method: 'GET', url: '/api/v1/tools/servers/nope' })).statusCode, 404);
-  const badUrl = await app.inject({ method: 'POST', url: '/api/v1/tools/servers', payload: { name: 'x', url: 'not a url' } });
+  const badUrl = await app.inject({
+    method: 'POST',
+    url: '/api/v1/tools/servers',
+    payload: { name: 'x', url: 'not a url' },
+  });
   t.equal(badUrl.statusCode, 422);
 
   // X-Provider-Tools routes one request to the noop instance, whose catalogue is separate.
@@ -153,7 +230,10 @@ t.test('the echo fixture passes the tools suite, invoke cases included', async (
     },
     skip: [
       { reason: 'the fixture declares every capability, so nothing is unsupported', tests: [TOOLS_CASES.unsupported] },
-      { reason: 'the fixture runs any name and has no access rules', tests: [TOOLS_CASES.invokeUnknown, TOOLS_CASES.invokeDenied] },
+      {
+        reason: 'the fixture runs any name and has no access rules',
+        tests: [TOOLS_CASES.invokeUnknown, TOOLS_CASES.invokeDenied],
+      },
     ],
   });
 });

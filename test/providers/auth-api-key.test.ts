@@ -6,7 +6,9 @@ const KEYS = [
   { key: 'sk-admin-0123456789', principal_id: 'ops', admin: true },
   { key: 'sk-robot-0123456789', principal_id: 'ingest-bot', type: 'service' },
 ];
-const config = { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: KEYS } } } } } };
+const config = {
+  providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: KEYS } } } } },
+};
 
 t.test('api_key: Bearer and X-Api-Key admit the configured principals', async (t) => {
   const app = await makeApp(t, config);
@@ -51,11 +53,25 @@ t.test('api_key: /auth/config is exempt and shows no key; ops routes are untouch
 
 t.test('api_key: bad options stop startup with a message naming the option', async (t) => {
   await t.rejects(
-    makeApp(t, { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [{ key: 'short', principal_id: 'x' }] } } } } } }),
+    makeApp(t, {
+      providers: {
+        auth: {
+          default: 'keys',
+          instances: { keys: { type: 'api_key', options: { keys: [{ key: 'short', principal_id: 'x' }] } } },
+        },
+      },
+    }),
     /keys\.0\.key/,
   );
   await t.rejects(
-    makeApp(t, { providers: { auth: { default: 'keys', instances: { keys: { type: 'api_key', options: { keys: [KEYS[0], { ...KEYS[1], key: KEYS[0].key }] } } } } } }),
+    makeApp(t, {
+      providers: {
+        auth: {
+          default: 'keys',
+          instances: { keys: { type: 'api_key', options: { keys: [KEYS[0], { ...KEYS[1], key: KEYS[0].key }] } } },
+        },
+      },
+    }),
     /listed twice/,
   );
 });

@@ -10,15 +10,25 @@ import { POLICY_CASES, policySuite } from '../conformance/policy.ts';
 import type { Runner } from '../conformance/kit.ts';
 import { tempDir } from '../helpers/app.ts';
 
-const ctx = (store: Store): ProviderContext => ({ store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined });
-const GENERATIONS = { reason: 'policy generation is a managed-cloud feature (capability generations is false on cedar)', tests: [POLICY_CASES.generations] };
+const ctx = (store: Store): ProviderContext => ({
+  store,
+  logger: pino({ level: 'silent' }),
+  dataDir: tempDir(),
+  lookup: () => undefined,
+});
+const GENERATIONS = {
+  reason: 'policy generation is a managed-cloud feature (capability generations is false on cedar)',
+  tests: [POLICY_CASES.generations],
+};
 
 t.test('cedar on SQLite passes the policy conformance suite', (t) =>
   policySuite(t as unknown as Runner, {
     make: async () => {
       const store = await openStore({ backend: 'sqlite', dataDir: tempDir() });
       const p = await cedarPolicy.create('cedar', {}, ctx(store));
-      return Object.assign(Object.create(p), { close: async () => (await p.close(), await store.close()) }) as PolicyProvider;
+      return Object.assign(Object.create(p), {
+        close: async () => (await p.close(), await store.close()),
+      }) as PolicyProvider;
     },
     skip: [GENERATIONS],
   }),
@@ -29,7 +39,10 @@ t.test('engines and policies survive a restart on the same SQLite file', async (
   const s1 = await openStore({ backend: 'sqlite', dataDir: dir });
   const p1 = await cedarPolicy.create('cedar', {}, ctx(s1));
   const e = await p1.createEngine({ name: 'durable', description: '' });
-  const pol = await p1.createPolicy(e.engine_id, { policy_body: 'permit(principal == User::"alice", action, resource);', description: 'alice' });
+  const pol = await p1.createPolicy(e.engine_id, {
+    policy_body: 'permit(principal == User::"alice", action, resource);',
+    description: 'alice',
+  });
   await p1.close();
   await s1.close();
   const s2 = await openStore({ backend: 'sqlite', dataDir: dir });
@@ -37,20 +50,42 @@ t.test('engines and policies survive a restart on the same SQLite file', async (
   t.teardown(async () => (await p2.close(), await s2.close()));
   t.same(await p2.getEngine(e.engine_id), e);
   t.same(await p2.getPolicy(e.engine_id, pol!.policy_id), pol);
-  t.equal((await p2.authorize!({ principal: 'User::"alice"', action: 'Action::"memory:store"', resource: 'Namespace::"n"', engine_id: e.engine_id })).decision, 'allow');
+  t.equal(
+    (
+      await p2.authorize!({
+        principal: 'User::"alice"',
+        action: 'Action::"memory:store"',
+        resource: 'Namespace::"n"',
+        engine_id: e.engine_id,
+      })
+    ).decision,
+    'allow',
+  );
 });
 
 t.test('with a Cedar schema, a policy naming an unknown action is refused', async (t) => {
   const store = await openStore({ backend: 'memory' });
-  const schema = 'entity User; entity Namespace; action "memory:store" appliesTo { principal: User, resource: Namespace };';
+  const schema =
+    'entity User; entity Namespace; action "memory:store" appliesTo { principal: User, resource: Namespace };';
   const p = await cedarPolicy.create('cedar', { schema }, ctx(store));
   t.teardown(() => p.close());
   const e = await p.createEngine({ name: 's', description: '' });
-  t.ok(await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action == Action::"memory:store", resource);', description: '' }), 'a policy the schema knows');
-  const err = await p.createPolicy(e.engine_id, { policy_body: 'permit(principal, action == Action::"memory:erase", resource);', description: '' }).then(
-    () => undefined,
-    (x: unknown) => x as { statusCode: number; code: string },
+  t.ok(
+    await p.createPolicy(e.engine_id, {
+      policy_body: 'permit(principal, action == Action::"memory:store", resource);',
+      description: '',
+    }),
+    'a policy the schema knows',
   );
+  const err = await p
+    .createPolicy(e.engine_id, {
+      policy_body: 'permit(principal, action == Action::"memory:erase", resource);',
+      description: '',
+    })
+    .then(
+      () => undefined,
+      (x: unknown) => x as { statusCode: number; code: string },
+    );
   t.equal(err?.statusCode, 400);
   t.equal(err?.code, 'SB_ERR_POLICY_SCHEMA_MISMATCH');
   t.equal((await p.listPolicies(e.engine_id, { max_results: 10 }))?.policies.length, 1, 'nothing more stored');
@@ -72,7 +107,12 @@ t.test('two replicas on Redis: a policy written on one decides on the other with
     await s2.close();
   });
   const e = await a.createEngine({ name: 'shared', description: '' });
-  const q = { principal: 'User::"alice"', action: 'Action::"memory:store"', resource: 'Namespace::"n"', engine_id: e.engine_id };
+  const q = {
+    principal: 'User::"alice"',
+    action: 'Action::"memory:store"',
+    resource: 'Namespace::"n"',
+    engine_id: e.engine_id,
+  };
   t.equal((await b.authorize!(q)).decision, 'deny', 'replica b starts following with no policy');
   await a.createPolicy(e.engine_id, { policy_body: 'permit(principal, action, resource);', description: '' });
   const written = Date.now();

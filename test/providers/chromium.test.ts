@@ -27,7 +27,8 @@ if (!findChromium()) {
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 const ctx = { logger: silent } as unknown as ProviderContext;
-const make = async (options: Record<string, unknown> = {}) => chromiumBrowser.create('chromium', options, ctx) as Promise<BrowserProvider>;
+const make = async (options: Record<string, unknown> = {}) =>
+  chromiumBrowser.create('chromium', options, ctx) as Promise<BrowserProvider>;
 
 /** A loopback site: `/` a form page, `/r?to=` a redirect, `/img` a page loading an image from `?src=`. Counts hits per path. */
 async function site(t: { teardown: (fn: () => unknown) => void }) {
@@ -36,7 +37,10 @@ async function site(t: { teardown: (fn: () => unknown) => void }) {
     const u = new URL(req.url ?? '/', 'http://x');
     hits.set(u.pathname, (hits.get(u.pathname) ?? 0) + 1);
     if (u.pathname === '/r') return res.writeHead(302, { location: u.searchParams.get('to') ?? '/' }).end();
-    if (u.pathname === '/img') return res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>img</title><img src="${u.searchParams.get('src')}">`);
+    if (u.pathname === '/img')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<title>img</title><img src="${u.searchParams.get('src')}">`);
     if (u.pathname === '/pixel.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(8));
     res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Home</title><p id="t">local page text</p>');
   });
@@ -74,7 +78,11 @@ t.test('egress guard with the default options', async (t) => {
   t.teardown(() => q.close());
   const s2 = await q.startSession('alice', {});
   const local = `http://localhost:${port}`;
-  await t.rejects(q.navigate(s2.session_id, `${local}/r?to=${encodeURIComponent(`http://127.0.0.1:${port}/secret`)}`), /refused after a redirect/, 'a redirect to a private address is refused');
+  await t.rejects(
+    q.navigate(s2.session_id, `${local}/r?to=${encodeURIComponent(`http://127.0.0.1:${port}/secret`)}`),
+    /refused after a redirect/,
+    'a redirect to a private address is refused',
+  );
   t.equal(hits.get('/secret') ?? 0, 0, 'the redirect target was never fetched');
   await q.navigate(s2.session_id, `${local}/img?src=${encodeURIComponent(`http://127.0.0.1:${port}/pixel.png`)}`);
   t.equal(hits.get('/img'), 1, 'the allowed page loaded');
@@ -87,7 +95,11 @@ t.test('limits: session cap, idle reaping, a killed browser', async (t) => {
   t.teardown(() => p.close());
   await p.startSession('alice', { session_id: 'one' });
   await p.startSession('alice', { session_id: 'two' });
-  await t.rejects(p.startSession('alice', {}), { statusCode: 429, message: /max_sessions/ }, 'the session past the cap names it');
+  await t.rejects(
+    p.startSession('alice', {}),
+    { statusCode: 429, message: /max_sessions/ },
+    'the session past the cap names it',
+  );
 
   const idle = await make({ allow_private_networks: true, idle_timeout_seconds: 1 });
   t.teardown(() => idle.close());
@@ -101,11 +113,15 @@ t.test('limits: session cap, idle reaping, a killed browser', async (t) => {
   const s = await p.startSession('alice', { session_id: 'victim' });
   await p.navigate(s.session_id, base);
   // Chromium is a child of this process (playwright-core spawns it directly).
-  const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const pids = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map(Number);
   t.ok(pids.length > 0, 'found the Chromium process');
   for (const pid of pids) process.kill(pid, 'SIGKILL');
   const until = Date.now() + 60_000;
-  while ((await p.getSession('victim'))?.status !== 'stopped' && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  while ((await p.getSession('victim'))?.status !== 'stopped' && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 100));
   await t.rejects(p.content('victim'), /was lost/, 'the affected session reports it was lost');
   await p.stopSession('one');
   const fresh = await p.startSession('alice', {});
@@ -144,18 +160,37 @@ function readEvents(url: string, n: number): Promise<{ status: number; events: A
 
 t.test('HTTP: sessions, actions and a signed live view', async (t) => {
   const { base } = await site(t);
-  const app = await makeApp(t, { providers: { browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true } } } } } });
+  const app = await makeApp(t, {
+    providers: {
+      browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true } } } },
+    },
+  });
   const origin = await app.listen({ port: 0, host: '127.0.0.1' });
-  const created = await app.inject({ method: 'POST', url: '/api/v1/browser/sessions', payload: { session_id: null, viewport: { width: 640, height: 480 }, config: {} } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/browser/sessions',
+    payload: { session_id: null, viewport: { width: 640, height: 480 }, config: {} },
+  });
   t.equal(created.statusCode, 201, created.body);
   const id = created.json().session_id as string;
-  const nav = await app.inject({ method: 'POST', url: `/api/v1/browser/sessions/${id}/navigate`, payload: { url: base } });
+  const nav = await app.inject({
+    method: 'POST',
+    url: `/api/v1/browser/sessions/${id}/navigate`,
+    payload: { url: base },
+  });
   t.match(nav.json(), { title: 'Home' });
-  t.match((await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/content` })).json().content, /local page text/);
+  t.match(
+    (await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/content` })).json().content,
+    /local page text/,
+  );
   const shot = (await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/screenshot` })).json();
   const png = Buffer.from(shot.data, 'base64');
   t.same([png.readUInt32BE(16), png.readUInt32BE(20)], [640, 480], 'the screenshot is a PNG of the viewport size');
-  const bad = await app.inject({ method: 'POST', url: `/api/v1/browser/sessions/${id}/evaluate`, payload: { expression: 'nope.nope' } });
+  const bad = await app.inject({
+    method: 'POST',
+    url: `/api/v1/browser/sessions/${id}/evaluate`,
+    payload: { expression: 'nope.nope' },
+  });
   t.equal(bad.statusCode, 400);
   t.match(bad.json().detail, /nope is not defined/);
   const info = (await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}` })).json();
@@ -177,9 +212,15 @@ t.test('HTTP: sessions, actions and a signed live view', async (t) => {
   t.match(got.events[0], { mime: 'image/jpeg', data: /^\/9j/ });
   const tampered = frames.replace(/sig=([^&]+)/, (_m, sig: string) => `sig=${sig.slice(0, -2)}xx`);
   t.equal((await readEvents(tampered, 1)).status, 403, 'a tampered link is 403');
-  const short = new URL((await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/live-view?expires=1` })).json().url);
+  const short = new URL(
+    (await app.inject({ method: 'GET', url: `/api/v1/browser/sessions/${id}/live-view?expires=1` })).json().url,
+  );
   await new Promise((r) => setTimeout(r, 2500));
-  t.equal((await readEvents(`${origin}${short.pathname}/frames${short.search}`, 1)).status, 403, 'an expired link is 403');
+  t.equal(
+    (await readEvents(`${origin}${short.pathname}/frames${short.search}`, 1)).status,
+    403,
+    'an expired link is 403',
+  );
   t.equal((await fetch(`${origin}${short.pathname}${short.search}`)).status, 403, 'and so is its viewer page');
 
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/browser/sessions/${id}` })).statusCode, 204);
@@ -191,21 +232,42 @@ t.test('an agent run navigates and summarises a local page through its browser t
     script: [
       {
         match: 'summarise',
-        turns: [{ tool_calls: [{ name: 'navigate', input: { url: base } }] }, { tool_calls: [{ name: 'read_page', input: {} }] }, { content: 'Summary: {{tool_result}}' }],
+        turns: [
+          { tool_calls: [{ name: 'navigate', input: { url: base } }] },
+          { tool_calls: [{ name: 'read_page', input: {} }] },
+          { content: 'Summary: {{tool_result}}' },
+        ],
       },
     ],
-    config: { providers: { browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true } } } } } },
+    config: {
+      providers: {
+        browser: { instances: { chromium: { type: 'chromium', options: { allow_private_networks: true } } } },
+      },
+    },
   });
   const created = await app.inject({
     method: 'POST',
     url: '/api/v1/agents',
-    payload: { name: 'surfer', model: 'm', primitives: { browser: { enabled: true } }, hooks: { auto_memory: false, auto_trace: false } },
+    payload: {
+      name: 'surfer',
+      model: 'm',
+      primitives: { browser: { enabled: true } },
+      hooks: { auto_memory: false, auto_trace: false },
+    },
   });
   t.equal(created.statusCode, 201, created.body);
-  const chat = await app.inject({ method: 'POST', url: '/api/v1/agents/surfer/chat', payload: { message: 'summarise the local page' } });
+  const chat = await app.inject({
+    method: 'POST',
+    url: '/api/v1/agents/surfer/chat',
+    payload: { message: 'summarise the local page' },
+  });
   t.equal(chat.statusCode, 200, chat.body);
   t.match(chat.json().response, /Summary: Home\s+local page text/, 'the page text reached the model as readable text');
-  t.same((await app.inject({ method: 'GET', url: '/api/v1/browser/sessions' })).json().sessions, [], 'the run closed its session');
+  t.same(
+    (await app.inject({ method: 'GET', url: '/api/v1/browser/sessions' })).json().sessions,
+    [],
+    'the run closed its session',
+  );
 });
 
 t.test('chromium is the default browser where a binary is found; without one it reports down', async (t) => {
@@ -220,7 +282,11 @@ t.test('chromium is the default browser where a binary is found; without one it 
 
   const missing = await make({ executable_path: '/nonexistent/chromium' });
   t.equal(await missing.healthcheck(), 'down', 'no binary: healthcheck says down');
-  await t.rejects(missing.startSession('alice', {}), { statusCode: 503, message: /apt-get install chromium/ }, 'and a session says how to install one');
+  await t.rejects(
+    missing.startSession('alice', {}),
+    { statusCode: 503, message: /apt-get install chromium/ },
+    'and a session says how to install one',
+  );
 });
 
 t.test('SIGTERM of Switchboard leaves no Chromium behind', async (t) => {
@@ -237,13 +303,33 @@ t.test('SIGTERM of Switchboard leaves no Chromium behind', async (t) => {
   t.teardown(() => child.kill('SIGKILL'));
   const origin = `http://127.0.0.1:${port}`;
   const up = Date.now() + 120_000;
-  while (Date.now() < up && !(await fetch(`${origin}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 200));
-  const s = await (await fetch(`${origin}/api/v1/browser/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
+  while (
+    Date.now() < up &&
+    !(await fetch(`${origin}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 200));
+  const s = await (
+    await fetch(`${origin}/api/v1/browser/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+  ).json();
   t.ok(s.session_id, 'a session started on the default (chromium) provider');
   // A loopback page is refused by default; the refusal proves a real page action ran.
-  const nav = await fetch(`${origin}/api/v1/browser/sessions/${s.session_id}/navigate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: base }) });
+  const nav = await fetch(`${origin}/api/v1/browser/sessions/${s.session_id}/navigate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: base }),
+  });
   t.equal(nav.status, 400);
-  const pids = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'chromium'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+  const pids = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'chromium'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map(Number);
   t.ok(pids.length > 0, 'Chromium runs as a child of Switchboard');
   child.kill('SIGTERM');
   await exited;

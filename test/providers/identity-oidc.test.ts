@@ -20,7 +20,13 @@ t.test('oidc identity passes the identity conformance suite against oidc-provide
   const dataDir = tempDir();
 
   await identitySuite(t as unknown as Runner, {
-    make: async () => oidcIdentity.create('oidc', { issuer: oidc.issuer }, { store: await openStore({ backend: 'memory' }), dataDir, logger: {} as never, lookup: () => undefined } as ProviderContext),
+    make: async () =>
+      oidcIdentity.create('oidc', { issuer: oidc.issuer }, {
+        store: await openStore({ backend: 'memory' }),
+        dataDir,
+        logger: {} as never,
+        lookup: () => undefined,
+      } as ProviderContext),
     oauth2Config: { client_id: 'sb-client', client_secret: 'sb-client-secret', resource: 'urn:switchboard' },
     exchange: {
       subjectToken: subject,
@@ -31,7 +37,8 @@ t.test('oidc identity passes the identity conformance suite against oidc-provide
         tt.match(payload.act, { sub: 'sb-client' }, 'and names the client that acted');
       },
     },
-    verifyWorkload: async (token, jwks) => (await jwtVerify(token, createLocalJWKSet(jwks as never))).payload as Record<string, unknown>,
+    verifyWorkload: async (token, jwks) =>
+      (await jwtVerify(token, createLocalJWKSet(jwks as never))).payload as Record<string, unknown>,
     skip: [{ reason: 'the oidc provider issues every token it declares', tests: [IDENTITY_CASES.unsupported] }],
   });
 });

@@ -12,8 +12,17 @@ import { startOpenAiWire } from '../wire/openai-server.ts';
 import { startAnthropicWire } from '../wire/anthropic-server.ts';
 import { DEFAULT_TEXT, type WireServer } from '../wire/common.ts';
 
-const ctx = async (): Promise<ProviderContext> => ({ store: await openStore({ backend: 'memory' }), logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined });
-const weather = { name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const ctx = async (): Promise<ProviderContext> => ({
+  store: await openStore({ backend: 'memory' }),
+  logger: pino({ level: 'silent' }),
+  dataDir: tempDir(),
+  lookup: () => undefined,
+});
+const weather = {
+  name: 'get_weather',
+  description: 'Weather of a city',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 const text: CompletionRequest = { messages: [{ role: 'user', content: 'Say hello' }] };
 const toolReq: CompletionRequest = { messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weather] };
 /** A whole tool round: the model's call and our result go back to the vendor. */
@@ -21,7 +30,11 @@ const roundTrip: CompletionRequest = {
   system: 'You are terse.',
   messages: [
     { role: 'user', content: 'Weather in Paris?' },
-    { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'call_9', name: 'get_weather', input: { city: 'Paris' } }] },
+    {
+      role: 'assistant',
+      content: 'Let me check.',
+      tool_calls: [{ id: 'call_9', name: 'get_weather', input: { city: 'Paris' } }],
+    },
     { role: 'user', content: '', tool_results: [{ tool_use_id: 'call_9', content: 'sunny, 21C' }] },
   ],
   tools: [weather],
@@ -30,9 +43,31 @@ const roundTrip: CompletionRequest = {
   temperature: 0.2,
 };
 
-const vendors: Array<{ name: string; start: () => Promise<WireServer>; make: (url: string, opts?: Record<string, unknown>) => Promise<LlmProvider> }> = [
-  { name: 'openai', start: startOpenAiWire, make: async (url, o = {}) => openaiLlm.create('openai', { base_url: `${url}/v1`, api_key: 'sk-test', model: 'wire-gpt', ...o }, await ctx()) as LlmProvider },
-  { name: 'anthropic', start: startAnthropicWire, make: async (url, o = {}) => anthropicLlm.create('anthropic', { base_url: url, api_key: 'sk-ant-test', model: 'wire-claude', ...o }, await ctx()) as LlmProvider },
+const vendors: Array<{
+  name: string;
+  start: () => Promise<WireServer>;
+  make: (url: string, opts?: Record<string, unknown>) => Promise<LlmProvider>;
+}> = [
+  {
+    name: 'openai',
+    start: startOpenAiWire,
+    make: async (url, o = {}) =>
+      openaiLlm.create(
+        'openai',
+        { base_url: `${url}/v1`, api_key: 'sk-test', model: 'wire-gpt', ...o },
+        await ctx(),
+      ) as LlmProvider,
+  },
+  {
+    name: 'anthropic',
+    start: startAnthropicWire,
+    make: async (url, o = {}) =>
+      anthropicLlm.create(
+        'anthropic',
+        { base_url: url, api_key: 'sk-ant-test', model: 'wire-claude', ...o },
+        await ctx(),
+      ) as LlmProvider,
+  },
 ];
 
 for (const v of vendors) {
@@ -40,7 +75,14 @@ for (const v of vendors) {
     const wire = await v.start();
     t.teardown(() => wire.stop());
 
-    await t.test('passes the llm conformance suite', (tt) => llmConformance(tt, { make: () => v.make(wire.url), textRequest: text, toolRequest: toolReq, toolName: 'get_weather' }));
+    await t.test('passes the llm conformance suite', (tt) =>
+      llmConformance(tt, {
+        make: () => v.make(wire.url),
+        textRequest: text,
+        toolRequest: toolReq,
+        toolName: 'get_weather',
+      }),
+    );
 
     await t.test('tool definitions, calls and results are translated both ways', async (tt) => {
       const llm = await v.make(wire.url);
@@ -53,16 +95,30 @@ for (const v of vendors) {
       if (v.name === 'openai') {
         const msgs = sent.messages as Array<Record<string, unknown>>;
         tt.same(msgs[0], { role: 'system', content: 'You are terse.' });
-        tt.match(msgs[2], { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] });
+        tt.match(msgs[2], {
+          role: 'assistant',
+          content: 'Let me check.',
+          tool_calls: [
+            { id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        });
         tt.same(msgs[3], { role: 'tool', tool_call_id: 'call_9', content: 'sunny, 21C' });
-        tt.match(sent.tools, [{ type: 'function', function: { name: 'get_weather', parameters: weather.input_schema } }]);
+        tt.match(sent.tools, [
+          { type: 'function', function: { name: 'get_weather', parameters: weather.input_schema } },
+        ]);
         tt.equal(sent.tool_choice, 'required');
         tt.equal(sent.max_tokens, 99);
       } else {
         tt.equal(sent.system, 'You are terse.');
         const msgs = sent.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
-        tt.same(msgs.map((m) => m.role), ['user', 'assistant', 'user']);
-        tt.same(msgs[1].content, [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'call_9', name: 'get_weather', input: { city: 'Paris' } }]);
+        tt.same(
+          msgs.map((m) => m.role),
+          ['user', 'assistant', 'user'],
+        );
+        tt.same(msgs[1].content, [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_use', id: 'call_9', name: 'get_weather', input: { city: 'Paris' } },
+        ]);
         tt.same(msgs[2].content, [{ type: 'tool_result', tool_use_id: 'call_9', content: 'sunny, 21C' }]);
         tt.match(sent.tools, [{ name: 'get_weather', input_schema: weather.input_schema }]);
         tt.same(sent.tool_choice, { type: 'any' });

@@ -5,7 +5,20 @@ import { normaliseTerm } from '../../providers/keyv/search-index.ts';
 
 // A small vocabulary so terms repeat across records; "common" is put in every record
 // so broad queries (every term in every record) are always part of the mix.
-const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
+const VOCAB = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliet',
+  'kilo',
+  'lima',
+];
 const word = fc.constantFrom(...VOCAB);
 const record = fc.array(word, { minLength: 1, maxLength: 12 }).map((ws) => `common ${ws.join(' ')}`);
 const query = fc.oneof(
@@ -65,11 +78,17 @@ t.test('MaxScore top-k equals exhaustive BM25: same ids in the same order, score
 
 t.test('with a filter the pruned search still equals the exhaustive one over the accepted records', async (t) => {
   fc.assert(
-    fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), query, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 2, max: 4 }), (ops, q, k, mod) => {
-      const { idx } = build(ops);
-      const accept = (key: string) => Number(key.slice(1)) % mod === 0;
-      return same(t, idx.search(q, k, accept), idx.exhaustive(q, k, accept));
-    }),
+    fc.property(
+      fc.array(op, { minLength: 1, maxLength: 80 }),
+      query,
+      fc.integer({ min: 1, max: 8 }),
+      fc.integer({ min: 2, max: 4 }),
+      (ops, q, k, mod) => {
+        const { idx } = build(ops);
+        const accept = (key: string) => Number(key.slice(1)) % mod === 0;
+        return same(t, idx.search(q, k, accept), idx.exhaustive(q, k, accept));
+      },
+    ),
     { numRuns: 200, seed: 7 },
   );
   t.pass('200 generated corpora agreed');
@@ -77,7 +96,8 @@ t.test('with a filter the pruned search still equals the exhaustive one over the
 
 t.test('a broad query over many records: top-k agrees and the best record ranks first', async (t) => {
   const idx = new Bm25Index(normaliseTerm);
-  for (let i = 0; i < 5000; i++) idx.add(`r${i}`, `common ${VOCAB[i % VOCAB.length]} ${VOCAB[(i * 7) % VOCAB.length]} filler${i % 97}`);
+  for (let i = 0; i < 5000; i++)
+    idx.add(`r${i}`, `common ${VOCAB[i % VOCAB.length]} ${VOCAB[(i * 7) % VOCAB.length]} filler${i % 97}`);
   idx.add('short', 'common');
   const pruned = idx.search('common', 10);
   t.same(pruned, idx.exhaustive('common', 10));

@@ -13,8 +13,19 @@ const EXAMPLE = resolve(import.meta.dirname, '../../examples/memory-provider');
 t.test('the example json_file provider passes the memory conformance suite', async (t) => {
   const store = await openStore({ backend: 'memory' });
   await memoryConformance(t, {
-    make: async () => (await jsonFileMemory.create('json_file', {}, { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined })) as MemoryProvider,
-    skip: [{ reason: 'the example declares resources: false to show how a provider leaves a capability out (the HTTP layer answers 501)', tests: ['memory resources and their strategies'] }],
+    make: async () =>
+      (await jsonFileMemory.create(
+        'json_file',
+        {},
+        { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined },
+      )) as MemoryProvider,
+    skip: [
+      {
+        reason:
+          'the example declares resources: false to show how a provider leaves a capability out (the HTTP layer answers 501)',
+        tests: ['memory resources and their strategies'],
+      },
+    ],
   });
 });
 
@@ -28,14 +39,38 @@ t.test('listed in provider_packages: discovered, selectable with X-Provider-Memo
   t.ok(listing.memory.available.includes('json_file'), 'the example is an available memory provider');
   t.equal(listing.memory.default, 'in_memory', 'listing a package does not change the default');
 
-  const put = await app.inject({ method: 'POST', url: '/api/v1/memory/notes', headers: h, payload: { key: 'tea', content: 'green tea with jasmine', metadata: { drink: true } } });
+  const put = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/notes',
+    headers: h,
+    payload: { key: 'tea', content: 'green tea with jasmine', metadata: { drink: true } },
+  });
   t.equal(put.statusCode, 201);
-  await app.inject({ method: 'POST', url: '/api/v1/memory/notes', headers: h, payload: { key: 'coffee', content: 'black coffee, no sugar' } });
-  t.equal((await app.inject({ url: '/api/v1/memory/notes/tea' })).statusCode, 404, 'without the header the default provider answers');
-  const search = await app.inject({ method: 'POST', url: '/api/v1/memory/notes/search', headers: h, payload: { query: 'jasmine tea', top_k: 1 } });
+  await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/notes',
+    headers: h,
+    payload: { key: 'coffee', content: 'black coffee, no sugar' },
+  });
+  t.equal(
+    (await app.inject({ url: '/api/v1/memory/notes/tea' })).statusCode,
+    404,
+    'without the header the default provider answers',
+  );
+  const search = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/notes/search',
+    headers: h,
+    payload: { query: 'jasmine tea', top_k: 1 },
+  });
   t.equal(search.json().results[0].record.key, 'tea');
 
-  const ev = await app.inject({ method: 'POST', url: '/api/v1/memory/sessions/ann/s1/events', headers: h, payload: { messages: [{ role: 'user', text: 'hi' }] } });
+  const ev = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/sessions/ann/s1/events',
+    headers: h,
+    payload: { messages: [{ role: 'user', text: 'hi' }] },
+  });
   t.equal(ev.statusCode, 201);
   const resources = await app.inject({ url: '/api/v1/memory/resources', headers: h });
   t.equal(resources.statusCode, 501, 'a capability the provider does not declare is 501 before it is called');
@@ -49,5 +84,11 @@ t.test('listed in provider_packages: discovered, selectable with X-Provider-Memo
   const again = await app.inject({ url: '/api/v1/memory/notes/tea', headers: h });
   t.equal(again.statusCode, 200, 'records survive a restart');
   t.same(again.json().metadata, { drink: true });
-  t.same((await app.inject({ url: '/api/v1/memory/sessions/ann/s1/events', headers: h })).json().events.map((e: { messages: Array<{ text: string }> }) => e.messages[0].text), ['hi'], 'and so do events');
+  t.same(
+    (await app.inject({ url: '/api/v1/memory/sessions/ann/s1/events', headers: h }))
+      .json()
+      .events.map((e: { messages: Array<{ text: string }> }) => e.messages[0].text),
+    ['hi'],
+    'and so do events',
+  );
 });

@@ -8,10 +8,18 @@ import { inMemoryMemory, keyvMemory } from '../../providers/keyv/memory-provider
 import { memoryConformance } from '../conformance/memory.ts';
 import { tempDir } from '../helpers/app.ts';
 
-const ctx = (store: Store): ProviderContext => ({ store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined });
+const ctx = (store: Store): ProviderContext => ({
+  store,
+  logger: pino({ level: 'silent' }),
+  dataDir: tempDir(),
+  lookup: () => undefined,
+});
 
 t.test('in_memory passes the memory conformance suite', (t) =>
-  memoryConformance(t, { make: async () => (await inMemoryMemory.create('in_memory', {}, ctx(await openStore({ backend: 'memory' })))) as MemoryProvider }),
+  memoryConformance(t, {
+    make: async () =>
+      (await inMemoryMemory.create('in_memory', {}, ctx(await openStore({ backend: 'memory' })))) as MemoryProvider,
+  }),
 );
 
 t.test('keyv on SQLite passes the memory conformance suite', (t) =>
@@ -36,7 +44,8 @@ t.test('keyv on Redis passes the memory conformance suite', (t) =>
           const { createClient } = await import('@keyv/redis');
           const c = createClient({ url: 'redis://127.0.0.1:6379' });
           await c.connect();
-          for await (const keys of c.scanIterator({ MATCH: `*memory:${name}*`, COUNT: 500 })) if (keys.length) await c.del(keys);
+          for await (const keys of c.scanIterator({ MATCH: `*memory:${name}*`, COUNT: 500 }))
+            if (keys.length) await c.del(keys);
           await c.quit();
           await store.close();
         },

@@ -20,11 +20,17 @@ async function startEmbeddingsServer(): Promise<{ url: string; seen: Seen[]; clo
   const body = async (req: IncomingMessage) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[]; encoding_format?: string };
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      model: string;
+      input: string | string[];
+      encoding_format?: string;
+    };
   };
   const server: Server = createServer(async (req, res) => {
     if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
       return;
     }
     const b = await body(req);
@@ -35,7 +41,14 @@ async function startEmbeddingsServer(): Promise<{ url: string; seen: Seen[]; clo
       const embedding = b.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v;
       return { object: 'embedding', index, embedding };
     });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: b.model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        object: 'list',
+        data,
+        model: b.model,
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -44,7 +57,15 @@ async function startEmbeddingsServer(): Promise<{ url: string; seen: Seen[]; clo
 
 const config = (baseUrl: string) => ({
   providers: {
-    llm: { default: 'oai', instances: { oai: { type: 'openai', options: { base_url: baseUrl, api_key: 'sk-test-embeddings', embeddings_model: 'embed-small' } } } },
+    llm: {
+      default: 'oai',
+      instances: {
+        oai: {
+          type: 'openai',
+          options: { base_url: baseUrl, api_key: 'sk-test-embeddings', embeddings_model: 'embed-small' },
+        },
+      },
+    },
     memory: { default: 'smart', instances: { smart: { type: 'keyv', options: { embeddings: 'oai' } } } },
   },
 });
@@ -60,15 +81,27 @@ t.test('keyv memory ranks by meaning with embeddings from the openai provider', 
   ]) {
     t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/kb', payload: d })).statusCode, 201);
   }
-  const search = async (query: string) => (await app.inject({ method: 'POST', url: '/api/v1/memory/kb/search', payload: { query, top_k: 1 } })).json().results.map((h: { record: { key: string } }) => h.record.key);
+  const search = async (query: string) =>
+    (await app.inject({ method: 'POST', url: '/api/v1/memory/kb/search', payload: { query, top_k: 1 } }))
+      .json()
+      .results.map((h: { record: { key: string } }) => h.record.key);
   t.same(await search('automobile'), ['garage']);
   t.same(await search('feline'), ['pets']);
   t.same(await search('medic'), ['clinic']);
 
   t.ok(srv.seen.length >= 6, 'one embeddings call per write and per search');
-  t.ok(srv.seen.every((s) => s.model === 'embed-small'), 'the configured embeddings model is asked for');
-  t.ok(srv.seen.every((s) => s.auth === 'Bearer sk-test-embeddings'), 'the SDK sends the configured key');
-  t.ok(srv.seen.some((s) => s.inputs[0] === 'automobile'), 'the query text is embedded as sent');
+  t.ok(
+    srv.seen.every((s) => s.model === 'embed-small'),
+    'the configured embeddings model is asked for',
+  );
+  t.ok(
+    srv.seen.every((s) => s.auth === 'Bearer sk-test-embeddings'),
+    'the SDK sends the configured key',
+  );
+  t.ok(
+    srv.seen.some((s) => s.inputs[0] === 'automobile'),
+    'the query text is embedded as sent',
+  );
 });
 
 t.test('an embeddings server that is down is a 503 naming the memory embedder', async (t) => {

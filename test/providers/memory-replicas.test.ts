@@ -13,7 +13,11 @@ import { tempDir } from '../helpers/app.ts';
  */
 async function replica(name: string): Promise<{ m: MemoryProvider; store: Store }> {
   const store = await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' });
-  const m = (await keyvMemory.create(name, {}, { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined })) as MemoryProvider;
+  const m = (await keyvMemory.create(
+    name,
+    {},
+    { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: () => undefined },
+  )) as MemoryProvider;
   return { m, store };
 }
 
@@ -25,12 +29,14 @@ t.test('two replicas sharing Redis keep their search indexes current', async (t)
     const { createClient } = await import('@keyv/redis');
     const c = createClient({ url: 'redis://127.0.0.1:6379' });
     await c.connect();
-    for await (const keys of c.scanIterator({ MATCH: `*memory:${name}*`, COUNT: 500 })) if (keys.length) await c.del(keys);
+    for await (const keys of c.scanIterator({ MATCH: `*memory:${name}*`, COUNT: 500 }))
+      if (keys.length) await c.del(keys);
     await c.quit();
     await a.store.close();
     await b.store.close();
   });
-  const keys = async (m: MemoryProvider, q: string) => (await m.search('kb', { query: q, top_k: 10 })).map((h) => h.record.key).sort();
+  const keys = async (m: MemoryProvider, q: string) =>
+    (await m.search('kb', { query: q, top_k: 10 })).map((h) => h.record.key).sort();
 
   await a.m.store('kb', { key: 'apples', content: 'apples grow in the orchard' });
   t.same(await keys(a.m, 'orchard'), ['apples'], 'A builds its index');
@@ -42,7 +48,11 @@ t.test('two replicas sharing Redis keep their search indexes current', async (t)
   // B writes, then A writes before searching: A's own write must not make its stale index look current.
   await b.m.store('kb', { key: 'plums', content: 'plums ripen in the orchard late' });
   await a.m.store('kb', { key: 'cherries', content: 'cherries blossom in the orchard' });
-  t.same(await keys(a.m, 'orchard'), ['apples', 'cherries', 'pears', 'plums'], "A's index has B's plums after A's own write");
+  t.same(
+    await keys(a.m, 'orchard'),
+    ['apples', 'cherries', 'pears', 'plums'],
+    "A's index has B's plums after A's own write",
+  );
   t.same(await keys(b.m, 'orchard'), ['apples', 'cherries', 'pears', 'plums'], "B's index has A's cherries");
 
   await a.m.delete('kb', 'pears');

@@ -45,12 +45,28 @@ const DOCS = [
 t.test('semantic ranking from an embeddings-capable llm, fused with BM25', async (t) => {
   const app = await makeApp(t, config);
   const search = async (provider: string, query: string, extra: Record<string, unknown> = {}) => {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/memory/kb/search', headers: { 'x-provider-memory': provider }, payload: { query, top_k: 2, ...extra } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/memory/kb/search',
+      headers: { 'x-provider-memory': provider },
+      payload: { query, top_k: 2, ...extra },
+    });
     t.equal(res.statusCode, 200, `${provider}: ${query}`);
     return (res.json().results as Array<{ record: { key: string }; score: number }>).map((h) => h.record.key);
   };
   for (const p of ['smart', 'plain']) {
-    for (const d of DOCS) t.equal((await app.inject({ method: 'POST', url: '/api/v1/memory/kb', headers: { 'x-provider-memory': p }, payload: d })).statusCode, 201);
+    for (const d of DOCS)
+      t.equal(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/api/v1/memory/kb',
+            headers: { 'x-provider-memory': p },
+            payload: d,
+          })
+        ).statusCode,
+        201,
+      );
   }
   t.equal(app.sb.providers.get<MemoryProvider>('memory', 'smart')?.capabilities.search, 'hybrid');
   t.equal(app.sb.providers.get<MemoryProvider>('memory', 'plain')?.capabilities.search, 'lexical');
@@ -63,22 +79,49 @@ t.test('semantic ranking from an embeddings-capable llm, fused with BM25', async
 
   // One term for each ranking: fusion keeps the lexical hit and the semantic hit.
   t.same(await search('plain', 'brakes medic'), ['garage'], 'lexical sees only the brakes');
-  t.same((await search('smart', 'brakes medic')).sort(), ['clinic', 'garage'], 'fusion adds the physician for "medic", by meaning');
+  t.same(
+    (await search('smart', 'brakes medic')).sort(),
+    ['clinic', 'garage'],
+    'fusion adds the physician for "medic", by meaning',
+  );
 
-  t.same(await search('smart', 'kitten cash', { filters: { home: true } }), ['pets'], 'metadata filters apply to both rankings');
+  t.same(
+    await search('smart', 'kitten cash', { filters: { home: true } }),
+    ['pets'],
+    'metadata filters apply to both rankings',
+  );
 
-  t.equal((await app.inject({ method: 'DELETE', url: '/api/v1/memory/kb/garage', headers: { 'x-provider-memory': 'smart' } })).statusCode, 204);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/api/v1/memory/kb/garage', headers: { 'x-provider-memory': 'smart' } }))
+      .statusCode,
+    204,
+  );
   t.notOk((await search('smart', 'automobile')).includes('garage'), 'a deleted record leaves the vector ranking too');
 });
 
 t.test('embeddings that fail or are misconfigured are 503 naming the llm provider', async (t) => {
   const app = await makeApp(t, config);
-  const store = await app.inject({ method: 'POST', url: '/api/v1/memory/kb', headers: { 'x-provider-memory': 'down' }, payload: DOCS[0] });
+  const store = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/kb',
+    headers: { 'x-provider-memory': 'down' },
+    payload: DOCS[0],
+  });
   t.equal(store.statusCode, 503);
   t.match(store.json(), { code: 'SB_ERR_MEMORY_EMBEDDINGS_DOWN', detail: /'broken'/ });
-  const search = await app.inject({ method: 'POST', url: '/api/v1/memory/kb/search', headers: { 'x-provider-memory': 'down' }, payload: { query: 'car' } });
+  const search = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/kb/search',
+    headers: { 'x-provider-memory': 'down' },
+    payload: { query: 'car' },
+  });
   t.equal(search.statusCode, 503);
-  const wrong = await app.inject({ method: 'POST', url: '/api/v1/memory/kb', headers: { 'x-provider-memory': 'wrong' }, payload: DOCS[0] });
+  const wrong = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/kb',
+    headers: { 'x-provider-memory': 'wrong' },
+    payload: DOCS[0],
+  });
   t.equal(wrong.statusCode, 503);
   t.match(wrong.json().detail, /'chat_only'.*no embeddings capability/);
 });
@@ -88,7 +131,12 @@ t.test('keyv with embeddings (hybrid search) passes the memory conformance suite
   await memoryConformance(t, {
     make: async () => {
       const store = await openStore({ backend: 'memory' });
-      const ctx = { store, logger: pino({ level: 'silent' }), dataDir: tempDir(), lookup: (kind: string) => (kind === 'llm' ? llm : undefined) };
+      const ctx = {
+        store,
+        logger: pino({ level: 'silent' }),
+        dataDir: tempDir(),
+        lookup: (kind: string) => (kind === 'llm' ? llm : undefined),
+      };
       return (await keyvMemory.create('hybrid', { embeddings: 'concepts' }, ctx)) as MemoryProvider;
     },
   });

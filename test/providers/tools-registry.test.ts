@@ -18,15 +18,29 @@ t.test("registry tools passes the tools conformance suite against this process's
   const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 5 } } });
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
   await registerServer(t, app, admin, { name: 'Everything', path: '/everything', proxy_pass_url: everything.url });
-  await registerServer(t, app, admin, { name: 'Locked', path: '/locked', proxy_pass_url: bearer.url, auth_scheme: 'bearer', auth_credential: 'conf-backend-secret' });
-  for (const s of ['everything', 'locked']) await app.inject({ method: 'POST', url: `/api/servers/${s}/refresh`, headers: admin });
+  await registerServer(t, app, admin, {
+    name: 'Locked',
+    path: '/locked',
+    proxy_pass_url: bearer.url,
+    auth_scheme: 'bearer',
+    auth_credential: 'conf-backend-secret',
+  });
+  for (const s of ['everything', 'locked'])
+    await app.inject({ method: 'POST', url: `/api/servers/${s}/refresh`, headers: admin });
   const methods = ['initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'ping'];
   await withScope(app, {
     _id: 'conf-tools',
-    server_access: [{ server: 'everything', methods, tools: ['*'] }, { server: 'locked', methods, tools: ['add'] }, { server: 'conf-server', methods, tools: ['*'] }],
+    server_access: [
+      { server: 'everything', methods, tools: ['*'] },
+      { server: 'locked', methods, tools: ['add'] },
+      { server: 'conf-server', methods, tools: ['*'] },
+    ],
     ui_permissions: { register_service: ['all'], list_service: ['all'] },
   });
-  const caller: ToolCaller = { principal: { id: 'conf-user', type: 'user', is_admin: false, groups: [], scopes: [] }, headers: {} };
+  const caller: ToolCaller = {
+    principal: { id: 'conf-user', type: 'user', is_admin: false, groups: [], scopes: [] },
+    headers: {},
+  };
 
   await toolsSuite(t as unknown as Runner, {
     make: async () =>
@@ -44,10 +58,18 @@ t.test("registry tools passes the tools conformance suite against this process's
       tool: { name: 'everything__get-sum', description: '', input_schema: {} },
       params: { a: 40, b: 2 },
       check: (t, result) => t.match(JSON.stringify(result), '42'),
-      failing: { tool: { name: 'everything__get-resource-reference', description: '', input_schema: {} }, params: { resourceId: 0 } },
+      failing: {
+        tool: { name: 'everything__get-resource-reference', description: '', input_schema: {} },
+        params: { resourceId: 0 },
+      },
     },
     deniedTool: { name: 'locked__secret_echo', params: { message: 'x' } },
     serverUrl: everything.url,
-    skip: [{ reason: 'the registry provider declares every capability', tests: ['capabilities declared false reject with 501'] }],
+    skip: [
+      {
+        reason: 'the registry provider declares every capability',
+        tests: ['capabilities declared false reject with 501'],
+      },
+    ],
   });
 });

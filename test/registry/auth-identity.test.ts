@@ -25,7 +25,6 @@ t.test('admin password is generated under DATA_DIR with mode 0600 and kept acros
   t.not(me.statusCode, 401);
 });
 
-
 t.test('the onRequest hook: public routes ignore bad credentials, protected ones explain them', async (t) => {
   const app = await makeApp(t, { registry: { admin_user: 'boss', admin_password: 'hook-test-password' } });
   let res = await app.inject({ url: '/api/auth/providers', headers: { authorization: 'Bearer garbage' } });
@@ -41,14 +40,22 @@ t.test('the onRequest hook: public routes ignore bad credentials, protected ones
   t.equal(res.json().username, 'boss');
   t.equal(res.json().auth_method, 'basic');
   t.equal(res.json().is_admin, true);
-  for (const [u, p] of [['admin', 'hook-test-password'], ['boss', 'wrong'], ['boss', '']]) {
+  for (const [u, p] of [
+    ['admin', 'hook-test-password'],
+    ['boss', 'wrong'],
+    ['boss', ''],
+  ]) {
     res = await app.inject({ url: '/api/auth/me', headers: basic(u, p) });
     t.equal(res.statusCode, 401, `${u}:${p}`);
   }
 
   // A bound token is refused by the hook itself on routes outside its resource; public routes ignore it
   // (they answer the same without it, so refusing would protect nothing).
-  const bound = await mintToken(app, { username: 'b', scopes: ['mcp-registry-admin'], resource: { type: 'server', id: 'one' } });
+  const bound = await mintToken(app, {
+    username: 'b',
+    scopes: ['mcp-registry-admin'],
+    resource: { type: 'server', id: 'one' },
+  });
   res = await app.inject({ url: '/api/auth/logout', headers: { authorization: `Bearer ${bound}` } });
   t.equal(res.statusCode, 403);
   t.equal(res.json().code, 'SB_ERR_TOKEN_RESOURCE_BOUND');

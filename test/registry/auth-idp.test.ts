@@ -30,7 +30,11 @@ const CLIENTS: Record<string, { secret: string; groups: string[] }> = {
 
 /** Browser users of the test IdP and their groups (released in the ID token). */
 const USERS: Record<string, string[]> = { alice: ['mcp-servers-restricted'], bob: ['mcp-registry-admin'] };
-const WEB_CLIENT = { client_id: 'registry-web', client_secret: 'registry-web-secret', redirect_uri: 'http://registry.test/api/auth/auth/callback' };
+const WEB_CLIENT = {
+  client_id: 'registry-web',
+  client_secret: 'registry-web-secret',
+  redirect_uri: 'http://registry.test/api/auth/auth/callback',
+};
 
 async function startIdp(pathPrefix: string, routes: Record<string, string> = {}): Promise<TestIdp> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
@@ -42,10 +46,25 @@ async function startIdp(pathPrefix: string, routes: Record<string, string> = {})
   const issuer = `${url}${pathPrefix}`;
   const provider = new Provider(issuer, {
     clients: [
-      ...Object.entries(CLIENTS).map(([client_id, c]) => ({ client_id, client_secret: c.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] })),
-      { client_id: WEB_CLIENT.client_id, client_secret: WEB_CLIENT.client_secret, redirect_uris: [WEB_CLIENT.redirect_uri], grant_types: ['authorization_code'], response_types: ['code'] },
+      ...Object.entries(CLIENTS).map(([client_id, c]) => ({
+        client_id,
+        client_secret: c.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      })),
+      {
+        client_id: WEB_CLIENT.client_id,
+        client_secret: WEB_CLIENT.client_secret,
+        redirect_uris: [WEB_CLIENT.redirect_uri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
     ],
-    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, preferred_username: id, groups: USERS[id] ?? [] }) }),
+    findAccount: async (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: async () => ({ sub: id, preferred_username: id, groups: USERS[id] ?? [] }),
+    }),
     claims: { openid: ['sub', 'preferred_username', 'groups'] },
     conformIdTokenClaims: false,
     jwks: { keys: [jwk as never] },
@@ -56,10 +75,17 @@ async function startIdp(pathPrefix: string, routes: Record<string, string> = {})
         enabled: true,
         defaultResource: async () => 'urn:mcp-registry',
         useGrantedResource: async () => true,
-        getResourceServerInfo: async () => ({ scope: 'registry', audience: 'mcp-registry', accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: async () => ({
+          scope: 'registry',
+          audience: 'mcp-registry',
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
       },
     },
-    extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) => ({ groups: CLIENTS[token.clientId ?? '']?.groups ?? [] }),
+    extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) => ({
+      groups: CLIENTS[token.clientId ?? '']?.groups ?? [],
+    }),
     routes,
   });
   server.on('request', provider.callback());
@@ -71,7 +97,10 @@ async function startIdp(pathPrefix: string, routes: Record<string, string> = {})
     async token(clientId) {
       const res = await fetch(`${url}${routes.token ?? '/token'}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${CLIENTS[clientId].secret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${clientId}:${CLIENTS[clientId].secret}`).toString('base64')}`,
+        },
         body: 'grant_type=client_credentials',
       });
       const body = (await res.json()) as { access_token: string };
@@ -82,13 +111,28 @@ async function startIdp(pathPrefix: string, routes: Record<string, string> = {})
   };
 }
 
-const rpc = (method: string, tool?: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: tool ? { name: tool } : {} });
+const rpc = (method: string, tool?: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: tool ? { name: tool } : {} });
 
 t.test('generic OIDC issuer: discovery, JWKS, groups -> scopes', async (t) => {
   const idp = await startIdp('');
   t.teardown(() => idp.close());
-  const app = await makeApp(t, { registry: { idp: { provider: 'oidc', issuer: idp.issuer, audience: 'mcp-registry', client_id: 'svc-admin', client_secret: 'svc-admin-secret' } } });
-  const v = (token: string, url: string, body?: string) => app.inject({ url: '/validate', headers: { authorization: `Bearer ${token}`, 'x-original-url': url, ...(body ? { 'x-body': body } : {}) } });
+  const app = await makeApp(t, {
+    registry: {
+      idp: {
+        provider: 'oidc',
+        issuer: idp.issuer,
+        audience: 'mcp-registry',
+        client_id: 'svc-admin',
+        client_secret: 'svc-admin-secret',
+      },
+    },
+  });
+  const v = (token: string, url: string, body?: string) =>
+    app.inject({
+      url: '/validate',
+      headers: { authorization: `Bearer ${token}`, 'x-original-url': url, ...(body ? { 'x-body': body } : {}) },
+    });
 
   const adminToken = await idp.token('svc-admin');
   let res = await v(adminToken, '/anything/mcp', rpc('tools/call', 'x'));
@@ -118,24 +162,53 @@ t.test('generic OIDC issuer: discovery, JWKS, groups -> scopes', async (t) => {
 
   // Tokens signed with the IdP's own key but wrong in one respect.
   const sign = (claims: Record<string, unknown>, iss: string, exp: number | string) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: idp.kid }).setIssuer(iss).setAudience('mcp-registry').setIssuedAt(Math.floor(Date.now() / 1000) - 7200).setExpirationTime(exp).sign(idp.privateKey);
-  const expired = await sign({ sub: 'svc-admin', groups: ['mcp-registry-admin'] }, idp.issuer, Math.floor(Date.now() / 1000) - 3600);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: idp.kid })
+      .setIssuer(iss)
+      .setAudience('mcp-registry')
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(exp)
+      .sign(idp.privateKey);
+  const expired = await sign(
+    { sub: 'svc-admin', groups: ['mcp-registry-admin'] },
+    idp.issuer,
+    Math.floor(Date.now() / 1000) - 3600,
+  );
   res = await v(expired, '/anything/mcp', rpc('tools/list'));
   t.equal(res.statusCode, 401);
   t.equal(res.headers['www-authenticate'], 'Bearer');
   t.match(res.json().detail, /expired/);
-  const wrongIssuer = await sign({ sub: 'svc-admin', groups: ['mcp-registry-admin'] }, 'https://evil.example/realms/x', '1h');
+  const wrongIssuer = await sign(
+    { sub: 'svc-admin', groups: ['mcp-registry-admin'] },
+    'https://evil.example/realms/x',
+    '1h',
+  );
   res = await v(wrongIssuer, '/anything/mcp', rpc('tools/list'));
   t.equal(res.statusCode, 401);
   t.match(res.json().detail, /iss/);
-  const wrongAudience = await new SignJWT({ sub: 'x', groups: ['mcp-registry-admin'] }).setProtectedHeader({ alg: 'RS256', kid: idp.kid }).setIssuer(idp.issuer).setAudience('another-api').setExpirationTime('1h').sign(idp.privateKey);
+  const wrongAudience = await new SignJWT({ sub: 'x', groups: ['mcp-registry-admin'] })
+    .setProtectedHeader({ alg: 'RS256', kid: idp.kid })
+    .setIssuer(idp.issuer)
+    .setAudience('another-api')
+    .setExpirationTime('1h')
+    .sign(idp.privateKey);
   res = await v(wrongAudience, '/anything/mcp', rpc('tools/list'));
   t.equal(res.statusCode, 401);
   const { privateKey: otherKey } = await generateKeyPair('RS256');
-  const otherSigner = await new SignJWT({ sub: 'x', groups: ['mcp-registry-admin'] }).setProtectedHeader({ alg: 'RS256', kid: idp.kid }).setIssuer(idp.issuer).setAudience('mcp-registry').setExpirationTime('1h').sign(otherKey);
+  const otherSigner = await new SignJWT({ sub: 'x', groups: ['mcp-registry-admin'] })
+    .setProtectedHeader({ alg: 'RS256', kid: idp.kid })
+    .setIssuer(idp.issuer)
+    .setAudience('mcp-registry')
+    .setExpirationTime('1h')
+    .sign(otherKey);
   res = await v(otherSigner, '/anything/mcp', rpc('tools/list'));
   t.equal(res.statusCode, 401, 'signed by someone else');
-  const hsForged = await new SignJWT({ sub: 'x', groups: ['mcp-registry-admin'] }).setProtectedHeader({ alg: 'HS256' }).setIssuer(idp.issuer).setAudience('mcp-registry').setExpirationTime('1h').sign(new TextEncoder().encode('x'.repeat(32)));
+  const hsForged = await new SignJWT({ sub: 'x', groups: ['mcp-registry-admin'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(idp.issuer)
+    .setAudience('mcp-registry')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode('x'.repeat(32)));
   res = await v(hsForged, '/anything/mcp', rpc('tools/list'));
   t.equal(res.statusCode, 401, 'HS256 with the IdP issuer is refused');
 
@@ -154,9 +227,26 @@ t.test('keycloak issuer form {url}/realms/{realm} with its endpoint paths', asyn
   const oc = '/realms/mcp/protocol/openid-connect';
   const idp = await startIdp('/realms/mcp', { jwks: `${oc}/certs`, token: `${oc}/token`, authorization: `${oc}/auth` });
   t.teardown(() => idp.close());
-  const app = await makeApp(t, { registry: { idp: { provider: 'keycloak', url: `${idp.url}/`, realm: 'mcp', client_id: 'svc-admin', client_secret: 'svc-admin-secret' } } });
+  const app = await makeApp(t, {
+    registry: {
+      idp: {
+        provider: 'keycloak',
+        url: `${idp.url}/`,
+        realm: 'mcp',
+        client_id: 'svc-admin',
+        client_secret: 'svc-admin-secret',
+      },
+    },
+  });
   const token = await idp.token('svc-restricted');
-  let res = await app.inject({ url: '/validate', headers: { 'x-authorization': `Bearer ${token}`, 'x-original-url': '/currenttime/mcp', 'x-body': rpc('tools/list') } });
+  let res = await app.inject({
+    url: '/validate',
+    headers: {
+      'x-authorization': `Bearer ${token}`,
+      'x-original-url': '/currenttime/mcp',
+      'x-body': rpc('tools/list'),
+    },
+  });
   t.equal(res.statusCode, 200);
   t.equal(res.headers['x-auth-method'], 'keycloak');
   res = await app.inject({ url: '/api/admin/tokens', headers: await asUser(app, ['mcp-registry-admin']) });
@@ -164,14 +254,22 @@ t.test('keycloak issuer form {url}/realms/{realm} with its endpoint paths', asyn
 });
 
 t.test('M2M token: 503 naming the IdP when it is unreachable', async (t) => {
-  const app = await makeApp(t, { registry: { idp: { provider: 'keycloak', url: 'http://127.0.0.1:1', realm: 'mcp', client_id: 'c', client_secret: 's' } } });
+  const app = await makeApp(t, {
+    registry: {
+      idp: { provider: 'keycloak', url: 'http://127.0.0.1:1', realm: 'mcp', client_id: 'c', client_secret: 's' },
+    },
+  });
   const res = await app.inject({ url: '/api/admin/tokens', headers: await asUser(app, ['mcp-registry-admin']) });
   t.equal(res.statusCode, 503);
   t.match(res.json().detail, /Identity provider 'keycloak' is unreachable/);
   t.notMatch(JSON.stringify(res.json()), /"s"|client_secret/);
   // A token from that IdP cannot be checked either: 503, not a verdict on the token.
   const { privateKey } = await generateKeyPair('RS256');
-  const token = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'RS256', kid: 'k' }).setIssuer('http://127.0.0.1:1/realms/mcp').setExpirationTime('1h').sign(privateKey);
+  const token = await new SignJWT({ sub: 'x' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k' })
+    .setIssuer('http://127.0.0.1:1/realms/mcp')
+    .setExpirationTime('1h')
+    .sign(privateKey);
   const v = await app.inject({ url: '/validate', headers: { authorization: `Bearer ${token}` } });
   t.equal(v.statusCode, 503);
   t.match(v.json().detail, /keycloak/);
@@ -185,13 +283,25 @@ t.test('issuer forms per AUTH_PROVIDER', async (t) => {
     authorization_endpoint: 'https://kc.example/realms/r/protocol/openid-connect/auth',
   });
   t.equal(endpointsFor({ provider: 'entra', tenant_id: 'tid' }).issuer, 'https://login.microsoftonline.com/tid/v2.0');
-  t.equal(endpointsFor({ provider: 'entra', tenant_id: 'tid' }).jwks_uri, 'https://login.microsoftonline.com/tid/discovery/v2.0/keys');
+  t.equal(
+    endpointsFor({ provider: 'entra', tenant_id: 'tid' }).jwks_uri,
+    'https://login.microsoftonline.com/tid/discovery/v2.0/keys',
+  );
   t.equal(endpointsFor({ provider: 'okta', domain: 'dev-1.okta.com' }).issuer, 'https://dev-1.okta.com/oauth2/default');
-  t.equal(endpointsFor({ provider: 'cognito', region: 'eu-west-1', user_pool_id: 'eu-west-1_AbC' }).issuer, 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC');
-  t.equal(endpointsFor({ provider: 'cognito', region: 'eu-west-1', user_pool_id: 'p' }).jwks_uri, 'https://cognito-idp.eu-west-1.amazonaws.com/p/.well-known/jwks.json');
+  t.equal(
+    endpointsFor({ provider: 'cognito', region: 'eu-west-1', user_pool_id: 'eu-west-1_AbC' }).issuer,
+    'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbC',
+  );
+  t.equal(
+    endpointsFor({ provider: 'cognito', region: 'eu-west-1', user_pool_id: 'p' }).jwks_uri,
+    'https://cognito-idp.eu-west-1.amazonaws.com/p/.well-known/jwks.json',
+  );
   t.equal(endpointsFor({ provider: 'auth0', domain: 'acme.auth0.com' }).issuer, 'https://acme.auth0.com/');
   t.equal(endpointsFor({ provider: 'oidc', issuer: 'https://id.example' }).issuer, 'https://id.example');
-  t.throws(() => endpointsFor({ provider: 'keycloak', url: 'https://kc' }), { name: 'StartupError', message: /registry\.idp\.realm/ });
+  t.throws(() => endpointsFor({ provider: 'keycloak', url: 'https://kc' }), {
+    name: 'StartupError',
+    message: /registry\.idp\.realm/,
+  });
   t.throws(() => endpointsFor({ provider: 'entra' }), { name: 'StartupError', message: /tenant_id/ });
 });
 
@@ -205,7 +315,10 @@ async function browserLogin(startUrl: string, username: string): Promise<string>
     const res = await fetch(url, {
       method: form ? 'POST' : 'GET',
       redirect: 'manual',
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       body: form,
     });
     for (const c of res.headers.getSetCookie()) {
@@ -233,7 +346,15 @@ t.test('browser login through the IdP: authorization code -> session cookie with
   const idp = await startIdp('');
   t.teardown(() => idp.close());
   const app = await makeApp(t, {
-    registry: { idp: { provider: 'oidc', issuer: idp.issuer, client_id: WEB_CLIENT.client_id, client_secret: WEB_CLIENT.client_secret, redirect_uri: WEB_CLIENT.redirect_uri } },
+    registry: {
+      idp: {
+        provider: 'oidc',
+        issuer: idp.issuer,
+        client_id: WEB_CLIENT.client_id,
+        client_secret: WEB_CLIENT.client_secret,
+        redirect_uri: WEB_CLIENT.redirect_uri,
+      },
+    },
   });
   const start = await app.inject({ url: '/api/auth/auth/oidc' });
   t.equal(start.statusCode, 302);
@@ -249,7 +370,9 @@ t.test('browser login through the IdP: authorization code -> session cookie with
   res = await app.inject({ url: `/api/auth/auth/callback${back.search}`, headers: { cookie: stateCookie } });
   t.equal(res.statusCode, 302);
   t.equal(res.headers.location, '/');
-  const session = (res.headers['set-cookie'] as string[]).find((c) => c.startsWith('mcp_gateway_session='))!.split(';')[0];
+  const session = (res.headers['set-cookie'] as string[])
+    .find((c) => c.startsWith('mcp_gateway_session='))!
+    .split(';')[0];
   const me = await app.inject({ url: '/api/auth/me', headers: { cookie: session } });
   t.equal(me.statusCode, 200);
   t.equal(me.json().username, 'alice');

@@ -29,7 +29,12 @@ t.test('local admin login', async (t) => {
   });
 
   t.test('success: signed HttpOnly SameSite=Lax 8 h cookie, 302 home', async (t) => {
-    const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: `username=root&password=${PASSWORD}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: `username=root&password=${PASSWORD}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     t.equal(res.statusCode, 302);
     t.equal(res.headers.location, '/');
     const raw = (res.headers['set-cookie'] as string[]).find((c) => c.startsWith('mcp_gateway_session='))!;
@@ -45,14 +50,21 @@ t.test('local admin login', async (t) => {
     t.same(s.scopes.sort(), ['mcp-registry-admin', 'mcp-registry-user']);
     t.equal(s.provider, 'local');
     t.ok(s.exp * 1000 - Date.now() > 7.9 * 3600_000);
-    const me = await app.inject({ url: '/api/auth/me', headers: { cookie: `mcp_gateway_session=${cookiesOf(res).mcp_gateway_session}` } });
+    const me = await app.inject({
+      url: '/api/auth/me',
+      headers: { cookie: `mcp_gateway_session=${cookiesOf(res).mcp_gateway_session}` },
+    });
     t.equal(me.statusCode, 200);
     t.equal(me.json().auth_method, 'session_cookie');
     t.equal(me.json().is_admin, true);
   });
 
   t.test('failure: 401, no cookie; a tampered cookie is no session', async (t) => {
-    for (const payload of [{ username: 'root', password: 'nope' }, { username: 'admin', password: PASSWORD }, { username: 'root', password: `${PASSWORD}x` }]) {
+    for (const payload of [
+      { username: 'root', password: 'nope' },
+      { username: 'admin', password: PASSWORD },
+      { username: 'root', password: `${PASSWORD}x` },
+    ]) {
       const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload });
       t.equal(res.statusCode, 401);
       t.notOk(res.headers['set-cookie']);
@@ -60,22 +72,37 @@ t.test('local admin login', async (t) => {
     }
     const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root' } });
     t.equal(res.statusCode, 422);
-    const browser = await app.inject({ method: 'POST', url: '/api/auth/login', headers: { accept: 'text/html,application/xhtml+xml' }, payload: { username: 'root', password: 'nope' } });
+    const browser = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { accept: 'text/html,application/xhtml+xml' },
+      payload: { username: 'root', password: 'nope' },
+    });
     t.equal(browser.statusCode, 401);
     t.match(browser.headers['content-type'], /text\/html/);
     t.match(browser.body, /Invalid username or password/);
     t.notOk(browser.headers['set-cookie']);
-    const good = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const good = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'root', password: PASSWORD },
+    });
     const value = decodeURIComponent(cookiesOf(good).mcp_gateway_session);
     const [body, sig] = value.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), username: 'mallory' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), username: 'mallory' }),
+    ).toString('base64url');
     const me = await app.inject({ url: '/api/auth/me', headers: { cookie: `mcp_gateway_session=${forged}.${sig}` } });
     t.equal(me.statusCode, 401);
     t.match(me.json().detail, /Session expired or invalid/);
   });
 
   t.test('CSRF on cookie-authenticated unsafe requests', async (t) => {
-    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'root', password: PASSWORD },
+    });
     const c = cookiesOf(login);
     const cookie = `mcp_gateway_session=${c.mcp_gateway_session}`;
     const csrfRes = await app.inject({ url: '/api/auth/csrf', headers: { cookie } });
@@ -83,29 +110,57 @@ t.test('local admin login', async (t) => {
     const token = csrfRes.json().csrf_token;
     t.equal(decodeURIComponent(c.mcp_gateway_csrf), token, 'the readable cookie carries the same token');
     const form = (extra: string, headers: Record<string, string> = {}) =>
-      app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { cookie, ...headers }, payload: JSON.parse(extra) });
+      app.inject({
+        method: 'POST',
+        url: '/api/tokens/generate',
+        headers: { cookie, ...headers },
+        payload: JSON.parse(extra),
+      });
     t.equal((await form('{}')).statusCode, 403, 'no token');
     t.equal((await form('{}', { 'x-csrf-token': 'wrong' })).statusCode, 403, 'wrong token');
     // A token from another session does not pass.
-    const other = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const other = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'root', password: PASSWORD },
+    });
     const otherToken = decodeURIComponent(cookiesOf(other).mcp_gateway_csrf);
     t.not(otherToken, token);
     t.equal((await form('{}', { 'x-csrf-token': otherToken })).statusCode, 403, 'other session token');
     t.equal((await form('{}', { 'x-csrf-token': token })).statusCode, 200, 'header');
-    t.equal((await form(JSON.stringify({ csrf_token: token }))).statusCode, 422, 'unknown body fields are refused by the token schema');
+    t.equal(
+      (await form(JSON.stringify({ csrf_token: token }))).statusCode,
+      422,
+      'unknown body fields are refused by the token schema',
+    );
     const noSession = await app.inject({ url: '/api/auth/csrf' });
     t.equal(noSession.statusCode, 401);
     // Bearer callers are not asked for a CSRF token.
-    const bearer = await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { authorization: `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}` }, payload: {} });
+    const bearer = await app.inject({
+      method: 'POST',
+      url: '/api/tokens/generate',
+      headers: { authorization: `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}` },
+      payload: {},
+    });
     t.equal(bearer.statusCode, 200);
   });
 
   t.test('a form post carries the CSRF token in the csrf_token field', async (t) => {
-    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'root', password: PASSWORD },
+    });
     const c = cookiesOf(login);
     const cookie = `mcp_gateway_session=${c.mcp_gateway_session}`;
     const token = decodeURIComponent(c.mcp_gateway_csrf);
-    const post = (body: string) => app.inject({ method: 'POST', url: '/api/toggle/no-such-server', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
+    const post = (body: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/toggle/no-such-server',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: body,
+      });
     let res = await post('enabled=true');
     t.equal(res.statusCode, 403);
     t.equal(res.json().code, 'SB_ERR_AUTH_CSRF');
@@ -117,7 +172,11 @@ t.test('local admin login', async (t) => {
   });
 
   t.test('logout revokes the session server-side', async (t) => {
-    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'root', password: PASSWORD } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'root', password: PASSWORD },
+    });
     const cookie = `mcp_gateway_session=${cookiesOf(login).mcp_gateway_session}`;
     t.equal((await app.inject({ url: '/api/auth/me', headers: { cookie } })).statusCode, 200);
     const out = await app.inject({ url: '/api/auth/logout', headers: { cookie } });
@@ -129,7 +188,11 @@ t.test('local admin login', async (t) => {
   });
 
   t.test('logout clears the cookie and redirects to login', async (t) => {
-    for (const [method, url, to] of [['GET', '/api/auth/logout', '/api/auth/login'], ['POST', '/api/auth/logout', '/api/auth/login'], ['POST', '/logout', '/login']] as const) {
+    for (const [method, url, to] of [
+      ['GET', '/api/auth/logout', '/api/auth/login'],
+      ['POST', '/api/auth/logout', '/api/auth/login'],
+      ['POST', '/logout', '/login'],
+    ] as const) {
       const res = await app.inject({ method, url });
       t.equal(res.statusCode, 302, url);
       t.equal(res.headers.location, to);
@@ -159,22 +222,43 @@ t.test('adminSession helper', async (t) => {
   const s = await adminSession(app);
   const res = await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: s.headers, payload: {} });
   t.equal(res.statusCode, 200);
-  t.equal((await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { cookie: s.cookie }, payload: {} })).statusCode, 403);
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/tokens/generate', headers: { cookie: s.cookie }, payload: {} }))
+      .statusCode,
+    403,
+  );
 });
 
 t.test('secure_cookies marks every auth cookie Secure', async (t) => {
   const app = await makeApp(t, { registry: { admin_password: PASSWORD, secure_cookies: true } });
-  const res = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { username: 'admin', password: PASSWORD },
+  });
   const list = res.headers['set-cookie'] as string[];
   t.equal(list.length, 2);
   for (const c of list) t.match(c, /; Secure/);
 });
 
 t.test('identity provider redirect', async (t) => {
-  const app = await makeApp(t, { registry: { idp: { provider: 'keycloak', url: 'http://127.0.0.1:9/', realm: 'mcp', client_id: 'registry-web', client_secret: 's3cret' } } });
+  const app = await makeApp(t, {
+    registry: {
+      idp: {
+        provider: 'keycloak',
+        url: 'http://127.0.0.1:9/',
+        realm: 'mcp',
+        client_id: 'registry-web',
+        client_secret: 's3cret',
+      },
+    },
+  });
   const res = await app.inject({ url: '/api/auth/providers' });
   t.same(res.json(), { providers: [{ name: 'keycloak', display_name: 'Keycloak', icon: 'keycloak' }] });
-  t.match((await app.inject({ url: '/login' })).body, /<a href="\/api\/auth\/auth\/keycloak">Sign in with Keycloak<\/a>/);
+  t.match(
+    (await app.inject({ url: '/login' })).body,
+    /<a href="\/api\/auth\/auth\/keycloak">Sign in with Keycloak<\/a>/,
+  );
   for (const url of ['/api/auth/auth/keycloak', '/auth/keycloak']) {
     const r = await app.inject({ url, headers: { host: 'registry.test' } });
     t.equal(r.statusCode, 302);

@@ -36,11 +36,19 @@ t.test('token cache: keyed by the token tail, but only the very same token gets 
   const mallory = `header.${'m'.repeat(200)}.${tail}`;
   cache.set(alice, 'alice', now + 1000);
   t.equal(cache.get(alice, now), 'alice', 'the cached token is found');
-  t.equal(cache.get(`${alice}`.slice(0), now), 'alice', 'from another string with the same text (each header is a new string)');
+  t.equal(
+    cache.get(`${alice}`.slice(0), now),
+    'alice',
+    'from another string with the same text (each header is a new string)',
+  );
   t.equal(cache.get(mallory, now), undefined, 'a token that only shares the tail is a miss, not alice');
   cache.set(mallory, 'mallory', now + 1000);
   t.equal(cache.get(mallory, now), 'mallory');
-  t.equal(cache.get(alice, now), undefined, 'they take turns in the slot: alice is verified again, never answered as mallory');
+  t.equal(
+    cache.get(alice, now),
+    undefined,
+    'they take turns in the slot: alice is verified again, never answered as mallory',
+  );
   t.equal(cache.get(alice, now + 1000), undefined, 'expiry still applies');
   const short = 'opaque-short-token';
   cache.set(short, 'short', now + 1000);

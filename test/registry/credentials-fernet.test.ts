@@ -58,7 +58,8 @@ t.test('loadSecrets: env wins, otherwise generated once, mode 0600, reused', asy
   const first = loadSecrets(dir, {});
   t.ok(first.secretKey.length >= 32);
   t.ok(createFernet(first.encryptionKey), 'generated key is a valid Fernet key');
-  for (const name of [SECRET_KEY_FILE, ENCRYPTION_KEY_FILE]) t.equal(statSync(join(dir, name)).mode & 0o777, 0o600, `${name} is 0600`);
+  for (const name of [SECRET_KEY_FILE, ENCRYPTION_KEY_FILE])
+    t.equal(statSync(join(dir, name)).mode & 0o777, 0o600, `${name} is 0600`);
   const again = loadSecrets(dir, {});
   t.same(again, first, 'reused after restart');
   t.not(loadSecrets(tempDir(), {}).secretKey, first.secretKey, 'another DATA_DIR gets other secrets');

@@ -38,7 +38,13 @@ async function gatewayApp(t: Test, backends: Record<string, GatewayBackend>) {
 async function connect(t: Test, url: string, token: string, sse = false) {
   const headers = { 'x-authorization': `Bearer ${token}` };
   const transport = sse
-    ? new SSEClientTransport(new URL(url), { requestInit: { headers }, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } })
+    ? new SSEClientTransport(new URL(url), {
+        requestInit: { headers },
+        eventSourceInit: {
+          fetch: (u, init) =>
+            fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+        },
+      })
     : new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = new Client({ name: 'test', version: '1.0.0' });
   await client.connect(transport);
@@ -49,7 +55,16 @@ async function connect(t: Test, url: string, token: string, sse = false) {
 t.test('streamable HTTP: list and call through the gateway, refused tools hidden and denied', async (t) => {
   const everything = await startEverything('streamableHttp');
   t.teardown(() => everything.stop());
-  const base = await gatewayApp(t, { '/everything': { path: '/everything', enabled: true, blocked: false, url: everything.url, transport: 'streamable-http', headers: {} } });
+  const base = await gatewayApp(t, {
+    '/everything': {
+      path: '/everything',
+      enabled: true,
+      blocked: false,
+      url: everything.url,
+      transport: 'streamable-http',
+      headers: {},
+    },
+  });
 
   const admin = await connect(t, `${base}/everything/mcp`, 'admin');
   const all = (await admin.listTools()).tools.map((x) => x.name);
@@ -66,7 +81,9 @@ t.test('streamable HTTP: list and call through the gateway, refused tools hidden
 t.test('SSE transport through the gateway', async (t) => {
   const everything = await startEverything('sse');
   t.teardown(() => everything.stop());
-  const base = await gatewayApp(t, { '/legacy': { path: '/legacy', enabled: true, blocked: false, url: everything.url, transport: 'sse', headers: {} } });
+  const base = await gatewayApp(t, {
+    '/legacy': { path: '/legacy', enabled: true, blocked: false, url: everything.url, transport: 'sse', headers: {} },
+  });
   const client = await connect(t, `${base}/legacy/sse`, 'admin', true);
   const out = await client.callTool({ name: 'echo', arguments: { message: 'over sse' } });
   t.match(JSON.stringify(out.content), /over sse/);
@@ -75,22 +92,52 @@ t.test('SSE transport through the gateway', async (t) => {
 t.test('the stored backend credential is injected; the gateway token is not forwarded', async (t) => {
   const backend = await startBearerServer('backend-secret');
   t.teardown(() => backend.stop());
-  const base = await gatewayApp(t, { '/guarded': { path: '/guarded', enabled: true, blocked: false, url: backend.url, transport: 'streamable-http', headers: { authorization: 'Bearer backend-secret' } } });
+  const base = await gatewayApp(t, {
+    '/guarded': {
+      path: '/guarded',
+      enabled: true,
+      blocked: false,
+      url: backend.url,
+      transport: 'streamable-http',
+      headers: { authorization: 'Bearer backend-secret' },
+    },
+  });
   const client = await connect(t, `${base}/guarded/mcp`, 'limited');
   const out = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
   t.match(JSON.stringify(out.content), /"5"/);
   t.ok(backend.seen.length > 0);
-  t.ok(backend.seen.every((h) => h['x-authorization'] === undefined), 'the caller token stays at the gateway');
+  t.ok(
+    backend.seen.every((h) => h['x-authorization'] === undefined),
+    'the caller token stays at the gateway',
+  );
 });
 
 t.test('refusals: no token, unknown, disabled and security-pending servers', async (t) => {
   const base = await gatewayApp(t, {
-    '/off': { path: '/off', enabled: false, blocked: false, url: 'http://127.0.0.1:9/mcp', transport: 'streamable-http', headers: {} },
-    '/held': { path: '/held', enabled: false, blocked: true, url: 'http://127.0.0.1:9/mcp', transport: 'streamable-http', headers: {} },
+    '/off': {
+      path: '/off',
+      enabled: false,
+      blocked: false,
+      url: 'http://127.0.0.1:9/mcp',
+      transport: 'streamable-http',
+      headers: {},
+    },
+    '/held': {
+      path: '/held',
+      enabled: false,
+      blocked: true,
+      url: 'http://127.0.0.1:9/mcp',
+      transport: 'streamable-http',
+      headers: {},
+    },
   });
   const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
   const post = (path: string, token?: string) =>
-    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { 'x-authorization': `Bearer ${token}` } : {}) }, body: init });
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { 'x-authorization': `Bearer ${token}` } : {}) },
+      body: init,
+    });
   t.equal((await post('/off/mcp')).status, 401);
   t.equal((await post('/nope/mcp', 'admin')).status, 404);
   const off = await post('/off/mcp', 'admin');

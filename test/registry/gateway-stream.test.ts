@@ -3,7 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { listenOnLoopback as listen, listeningRegistry as listening, registerServer as register } from '../helpers/registry-servers.ts';
+import {
+  listenOnLoopback as listen,
+  listeningRegistry as listening,
+  registerServer as register,
+} from '../helpers/registry-servers.ts';
 import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { startEverything } from '../mcp/servers.ts';
 import { startBearerServer } from '../mcp/bearer-server.ts';
@@ -25,7 +29,11 @@ function gate() {
 const sseEvent = (data: unknown) => `event: message\ndata: ${JSON.stringify(data)}\n\n`;
 
 /** Read a web stream until the text so far matches; the 5 s bound only turns a hang into a failure message. */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, state: { text: string }, pattern: RegExp): Promise<'seen' | 'stalled' | 'ended'> {
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  state: { text: string },
+  pattern: RegExp,
+): Promise<'seen' | 'stalled' | 'ended'> {
   const decoder = new TextDecoder();
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<'stalled'>((r) => (timer = setTimeout(() => r('stalled'), 5000)));
@@ -50,16 +58,22 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
   const backend = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'GET' && req.headers['mcp-session-id'] === 'hold') {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'held-open' } }));
+      res.write(
+        sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'held-open' } }),
+      );
       res.on('close', () => (heldClosed.done = true));
       return;
     }
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'get-first' } }));
+      res.write(
+        sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'get-first' } }),
+      );
       await get.opened;
       sent.getSecond = true;
-      res.end(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'get-second' } }));
+      res.end(
+        sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'get-second' } }),
+      );
       return;
     }
     const msg = await readJsonBody<{ id?: unknown; method?: string; params?: { name?: string } }>(req);
@@ -69,7 +83,13 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 'stream-session' });
-    res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1, message: 'post-first' } }));
+    res.write(
+      sseEvent({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1, message: 'post-first' },
+      }),
+    );
     await post.opened;
     sent.postSecond = true;
     res.end(sseEvent({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'post-second' }] } }));
@@ -88,7 +108,10 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
     body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow', arguments: {} } }),
   });
   // A buffering gateway would not even send its headers before the backend finished.
-  const headed = await Promise.race([answer.then(() => 'headers' as const), new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 5000).unref())]);
+  const headed = await Promise.race([
+    answer.then(() => 'headers' as const),
+    new Promise<'stalled'>((r) => setTimeout(() => r('stalled'), 5000).unref()),
+  ]);
   t.equal(headed, 'headers', 'the response started while the backend held its second event');
   if (headed === 'stalled') post.open();
   const res = await answer;
@@ -97,7 +120,11 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
   t.equal(res.headers.get('mcp-session-id'), 'stream-session', 'the backend session id reaches the client');
   const reader = res.body!.getReader();
   const state = { text: '' };
-  t.equal(await readUntil(reader, state, /post-first/), 'seen', 'the first event arrived while the backend held the second');
+  t.equal(
+    await readUntil(reader, state, /post-first/),
+    'seen',
+    'the first event arrived while the backend held the second',
+  );
   t.equal(sent.postSecond, false, 'the second event had not been sent yet');
   post.open();
   t.equal(await readUntil(reader, state, /post-second/), 'seen', 'the second event follows once sent');
@@ -107,7 +134,11 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
   t.equal(stream.status, 200);
   const getReader = stream.body!.getReader();
   const getState = { text: '' };
-  t.equal(await readUntil(getReader, getState, /get-first/), 'seen', 'GET stream: first event before the second is sent');
+  t.equal(
+    await readUntil(getReader, getState, /get-first/),
+    'seen',
+    'GET stream: first event before the second is sent',
+  );
   t.equal(sent.getSecond, false);
   get.open();
   t.equal(await readUntil(getReader, getState, /get-second/), 'seen');
@@ -116,7 +147,10 @@ t.test('streamed answers reach the client as the backend sends them (POST and GE
   // A long-lived GET stream the client abandons: the backend's stream is closed with it.
   const abort = new AbortController();
   t.teardown(() => abort.abort());
-  const held = await fetch(`${base}/streamer/mcp`, { headers: { ...admin, accept: 'text/event-stream', 'mcp-session-id': 'hold' }, signal: abort.signal });
+  const held = await fetch(`${base}/streamer/mcp`, {
+    headers: { ...admin, accept: 'text/event-stream', 'mcp-session-id': 'hold' },
+    signal: abort.signal,
+  });
   const heldReader = held.body!.getReader();
   t.equal(await readUntil(heldReader, { text: '' }, /held-open/), 'seen');
   abort.abort();
@@ -128,9 +162,17 @@ t.test('Mcp-Session-Id is kept across requests, and DELETE ends the session at t
   const backend = await startBearerServer('sekrit');
   t.teardown(() => backend.stop());
   const { app, base, admin } = await listening(t);
-  await register(t, app, admin, { name: 'Sessions', path: '/sessions', proxy_pass_url: backend.url.replace(/\/mcp$/, ''), auth_scheme: 'bearer', auth_credential: 'sekrit' });
+  await register(t, app, admin, {
+    name: 'Sessions',
+    path: '/sessions',
+    proxy_pass_url: backend.url.replace(/\/mcp$/, ''),
+    auth_scheme: 'bearer',
+    auth_credential: 'sekrit',
+  });
 
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/sessions/mcp`), { requestInit: { headers: admin } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/sessions/mcp`), {
+    requestInit: { headers: admin },
+  });
   const client = new Client({ name: 'sessions', version: '1.0.0' });
   await client.connect(transport);
   t.teardown(() => client.close());
@@ -150,7 +192,13 @@ t.test('Mcp-Session-Id is kept across requests, and DELETE ends the session at t
   t.equal(transport.sessionId, undefined, 'the session was ended');
   const after = await fetch(`${base}/sessions/mcp`, {
     method: 'POST',
-    headers: { ...admin, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-03-26' },
+    headers: {
+      ...admin,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sid!,
+      'mcp-protocol-version': '2025-03-26',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }),
   });
   t.not(after.status, 200, 'the ended session is gone at the backend');
@@ -189,7 +237,13 @@ async function sseBackend(t: Test) {
     }
     res.writeHead(202).end('Accepted');
     if (msg.method === 'tools/call' && msg.params?.name === 'slow') {
-      stream.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1, message: 'sse-first' } }));
+      stream.write(
+        sseEvent({
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: 1, progress: 1, message: 'sse-first' },
+        }),
+      );
       await slow.opened;
       secondSent = true;
     }
@@ -200,53 +254,77 @@ async function sseBackend(t: Test) {
   return { url, ended, slow, secondSent: () => secondSent, open: () => streams.size };
 }
 
-t.test('SSE sessions: streamed, bound to their caller, ended with the client stream (and the backend stream with it)', async (t) => {
-  const backend = await sseBackend(t);
-  const { app, base, admin } = await listening(t);
-  await register(t, app, admin, { name: 'Legacy', path: '/legacy', proxy_pass_url: backend.url, supported_transports: ['sse'] });
-  const other = await asUser(app, ['mcp-registry-admin'], 'mallory');
+t.test(
+  'SSE sessions: streamed, bound to their caller, ended with the client stream (and the backend stream with it)',
+  async (t) => {
+    const backend = await sseBackend(t);
+    const { app, base, admin } = await listening(t);
+    await register(t, app, admin, {
+      name: 'Legacy',
+      path: '/legacy',
+      proxy_pass_url: backend.url,
+      supported_transports: ['sse'],
+    });
+    const other = await asUser(app, ['mcp-registry-admin'], 'mallory');
 
-  const abort = new AbortController();
-  t.teardown(() => abort.abort());
-  const sse = await fetch(`${base}/legacy/sse`, { headers: { ...admin, accept: 'text/event-stream' }, signal: abort.signal });
-  t.equal(sse.status, 200);
-  const reader = sse.body!.getReader();
-  const state = { text: '' };
-  t.equal(await readUntil(reader, state, /event: endpoint\ndata: (\S+)\n\n/), 'seen');
-  const endpoint = /event: endpoint\ndata: (\S+)\n\n/.exec(state.text)![1];
-  t.match(endpoint, /^\/legacy\/messages\?sessionId=/, 'the endpoint is rewritten to the gateway');
-  t.notMatch(state.text, new RegExp(backend.url), 'the backend address is not disclosed');
+    const abort = new AbortController();
+    t.teardown(() => abort.abort());
+    const sse = await fetch(`${base}/legacy/sse`, {
+      headers: { ...admin, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    t.equal(sse.status, 200);
+    const reader = sse.body!.getReader();
+    const state = { text: '' };
+    t.equal(await readUntil(reader, state, /event: endpoint\ndata: (\S+)\n\n/), 'seen');
+    const endpoint = /event: endpoint\ndata: (\S+)\n\n/.exec(state.text)![1];
+    t.match(endpoint, /^\/legacy\/messages\?sessionId=/, 'the endpoint is rewritten to the gateway');
+    t.notMatch(state.text, new RegExp(backend.url), 'the backend address is not disclosed');
 
-  const postMsg = (headers: Record<string, string>, body: unknown) =>
-    fetch(`${base}${endpoint}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const postMsg = (headers: Record<string, string>, body: unknown) =>
+      fetch(`${base}${endpoint}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
-  const stolen = await postMsg(other, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-  t.equal(stolen.status, 403, 'another caller cannot post into the session');
-  t.match(await stolen.json(), { code: 'SB_ERR_GATEWAY_SESSION_OWNER' });
-  const anonymous = await postMsg({}, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-  t.equal(anonymous.status, 401);
+    const stolen = await postMsg(other, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    t.equal(stolen.status, 403, 'another caller cannot post into the session');
+    t.match(await stolen.json(), { code: 'SB_ERR_GATEWAY_SESSION_OWNER' });
+    const anonymous = await postMsg({}, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    t.equal(anonymous.status, 401);
 
-  const accepted = await postMsg(admin, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
-  t.equal(accepted.status, 202);
-  t.equal(await readUntil(reader, state, /sse-first/), 'seen', 'the first event arrived while the backend held the rest');
-  t.equal(backend.secondSent(), false);
-  backend.slow.open();
-  t.equal(await readUntil(reader, state, /"id":2/), 'seen', 'the answer follows on the stream');
+    const accepted = await postMsg(admin, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: {} },
+    });
+    t.equal(accepted.status, 202);
+    t.equal(
+      await readUntil(reader, state, /sse-first/),
+      'seen',
+      'the first event arrived while the backend held the rest',
+    );
+    t.equal(backend.secondSent(), false);
+    backend.slow.open();
+    t.equal(await readUntil(reader, state, /"id":2/), 'seen', 'the answer follows on the stream');
 
-  // The client goes away: its session at the gateway ends, and the backend stream is closed too.
-  abort.abort();
-  let status = 0;
-  for (let i = 0; i < 50; i++) {
-    status = (await postMsg(admin, { jsonrpc: '2.0', id: 3, method: 'ping', params: {} })).status;
-    if (status === 404 && backend.open() === 0) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  t.equal(status, 404, 'the session is gone from the gateway once the client disconnected');
-  t.equal(backend.open(), 0, 'the backend stream was closed, not leaked');
-  const backendSid = new URL(endpoint, base).searchParams.get('sessionId');
-  t.ok(backend.ended.length >= 1, 'the backend saw its stream end');
-  t.notOk(backend.ended.includes(backendSid ?? ''), 'the gateway does not hand out the backend session id');
-});
+    // The client goes away: its session at the gateway ends, and the backend stream is closed too.
+    abort.abort();
+    let status = 0;
+    for (let i = 0; i < 50; i++) {
+      status = (await postMsg(admin, { jsonrpc: '2.0', id: 3, method: 'ping', params: {} })).status;
+      if (status === 404 && backend.open() === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    t.equal(status, 404, 'the session is gone from the gateway once the client disconnected');
+    t.equal(backend.open(), 0, 'the backend stream was closed, not leaked');
+    const backendSid = new URL(endpoint, base).searchParams.get('sessionId');
+    t.ok(backend.ended.length >= 1, 'the backend saw its stream end');
+    t.notOk(backend.ended.includes(backendSid ?? ''), 'the gateway does not hand out the backend session id');
+  },
+);
 
 t.test('SSE sessions of two servers whose backends issue the same session ids stay apart', async (t) => {
   const one = await sseBackend(t);
@@ -258,7 +336,10 @@ t.test('SSE sessions of two servers whose backends issue the same session ids st
   const openSession = async (path: string) => {
     const abort = new AbortController();
     t.teardown(() => abort.abort());
-    const res = await fetch(`${base}${path}/sse`, { headers: { ...admin, accept: 'text/event-stream' }, signal: abort.signal });
+    const res = await fetch(`${base}${path}/sse`, {
+      headers: { ...admin, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     const state = { text: '' };
     t.equal(await readUntil(reader, state, /event: endpoint\ndata: (\S+)\n\n/), 'seen');
@@ -266,12 +347,24 @@ t.test('SSE sessions of two servers whose backends issue the same session ids st
   };
   const a = await openSession('/one');
   const b = await openSession('/two');
-  t.not(new URL(a.endpoint, base).searchParams.get('sessionId'), new URL(b.endpoint, base).searchParams.get('sessionId'), 'distinct session ids at the gateway');
+  t.not(
+    new URL(a.endpoint, base).searchParams.get('sessionId'),
+    new URL(b.endpoint, base).searchParams.get('sessionId'),
+    'distinct session ids at the gateway',
+  );
 
   const send = (endpoint: string, id: number) =>
-    fetch(`${base}${endpoint}`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }) });
+    fetch(`${base}${endpoint}`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }),
+    });
   t.equal((await send(a.endpoint, 11)).status, 202);
-  t.equal(await readUntil(a.reader, a.state, /"id":11/), 'seen', "a message posted in /one's session is answered on /one's stream");
+  t.equal(
+    await readUntil(a.reader, a.state, /"id":11/),
+    'seen',
+    "a message posted in /one's session is answered on /one's stream",
+  );
   t.equal((await send(b.endpoint, 12)).status, 202);
   t.equal(await readUntil(b.reader, b.state, /"id":12/), 'seen', "and /two's on /two's");
 
@@ -290,7 +383,9 @@ t.test('SSE sessions of two servers whose backends issue the same session ids st
 async function sseClient(t: Test, url: string, headers: Record<string, string>, name: string): Promise<Client> {
   const transport = new SSEClientTransport(new URL(url), {
     requestInit: { headers },
-    eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+    eventSourceInit: {
+      fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+    },
   });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
@@ -302,20 +397,48 @@ t.test('the SDK SSE client lists and calls tools of the reference server through
   const everything = await startEverything('sse');
   t.teardown(() => everything.stop());
   const { app, base, admin } = await listening(t);
-  await register(t, app, admin, { name: 'Everything', path: '/everything', proxy_pass_url: everything.url.replace(/\/sse$/, ''), supported_transports: ['sse'] });
+  await register(t, app, admin, {
+    name: 'Everything',
+    path: '/everything',
+    proxy_pass_url: everything.url.replace(/\/sse$/, ''),
+    supported_transports: ['sse'],
+  });
   const client = await sseClient(t, `${base}/everything/sse`, admin, 'sse');
   t.ok((await client.listTools()).tools.some((x) => x.name === 'echo'));
   const out = await client.callTool({ name: 'echo', arguments: { message: 'over sse' } });
   t.match(JSON.stringify(out.content), /over sse/);
 
   // A caller limited to `echo`: the list that arrives on the stream is filtered, the call refused.
-  await withScope(app, { _id: 'sse-echo', server_access: [{ server: 'everything', methods: ['initialize', 'notifications/initialized', 'tools/list', 'tools/call'], tools: ['echo'] }] });
-  const limitedHeaders = { 'x-authorization': `Bearer ${await mintToken(app, { username: 'bob', scopes: ['sse-echo'] })}` };
+  await withScope(app, {
+    _id: 'sse-echo',
+    server_access: [
+      {
+        server: 'everything',
+        methods: ['initialize', 'notifications/initialized', 'tools/list', 'tools/call'],
+        tools: ['echo'],
+      },
+    ],
+  });
+  const limitedHeaders = {
+    'x-authorization': `Bearer ${await mintToken(app, { username: 'bob', scopes: ['sse-echo'] })}`,
+  };
   const limited = await sseClient(t, `${base}/everything/sse`, limitedHeaders, 'sse-limited');
-  t.same((await limited.listTools()).tools.map((x) => x.name), ['echo'], 'tools/list over SSE lists only the tools the caller may call');
-  await t.rejects(limited.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }), /SB_ERR_GATEWAY_DENIED|403/, 'a tool outside the scope is refused over SSE too');
+  t.same(
+    (await limited.listTools()).tools.map((x) => x.name),
+    ['echo'],
+    'tools/list over SSE lists only the tools the caller may call',
+  );
+  await t.rejects(
+    limited.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }),
+    /SB_ERR_GATEWAY_DENIED|403/,
+    'a tool outside the scope is refused over SSE too',
+  );
 
-  const wrongFace = await fetch(`${base}/everything/mcp`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{}' });
+  const wrongFace = await fetch(`${base}/everything/mcp`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: '{}',
+  });
   t.equal(wrongFace.status, 400, 'an SSE-only server is not served on /mcp as if it spoke streamable HTTP');
   t.match(await wrongFace.json(), { code: 'SB_ERR_GATEWAY_TRANSPORT', detail: /\/everything\/sse/ });
 });

@@ -25,27 +25,34 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 200
 }
 
 const status = async (app: FastifyInstance, admin: Record<string, string>, path: string) =>
-  (await app.inject({ method: 'GET', url: `/api/servers${path}`, headers: admin })).json() as { health_status: string; num_tools: number; last_checked_iso: string | null };
+  (await app.inject({ method: 'GET', url: `/api/servers${path}`, headers: admin })).json() as {
+    health_status: string;
+    num_tools: number;
+    last_checked_iso: string | null;
+  };
 
-t.test('a server that starts listening after its registration turns healthy through the first-check retries', async (t) => {
-  const port = await freePort();
-  const { app, admin } = await setup(t, { first_check_retry_seconds: [0.3, 0.6, 1] });
-  await registerServer(t, app, admin, { name: 'Late', path: '/late', proxy_pass_url: `http://127.0.0.1:${port}` });
-  const first = await until('the first check', async () => {
-    const s = await status(app, admin, '/late');
-    return s.last_checked_iso ? s : undefined;
-  });
-  t.equal(first.health_status, 'unhealthy: connection error', 'nothing listened at the first check');
+t.test(
+  'a server that starts listening after its registration turns healthy through the first-check retries',
+  async (t) => {
+    const port = await freePort();
+    const { app, admin } = await setup(t, { first_check_retry_seconds: [0.3, 0.6, 1] });
+    await registerServer(t, app, admin, { name: 'Late', path: '/late', proxy_pass_url: `http://127.0.0.1:${port}` });
+    const first = await until('the first check', async () => {
+      const s = await status(app, admin, '/late');
+      return s.last_checked_iso ? s : undefined;
+    });
+    t.equal(first.health_status, 'unhealthy: connection error', 'nothing listened at the first check');
 
-  const srv = await startControlledServer({ tools: [ADD] }, port);
-  t.teardown(() => srv.stop());
-  const healthy = await until('a retry that finds the server', async () => {
-    const s = await status(app, admin, '/late');
-    return s.health_status === 'healthy' ? s : undefined;
-  });
-  t.equal(healthy.num_tools, 1, 'tools discovered by the retry');
-  t.ok(srv.initializeCount() >= 1, 'the retry probed the server');
-});
+    const srv = await startControlledServer({ tools: [ADD] }, port);
+    t.teardown(() => srv.stop());
+    const healthy = await until('a retry that finds the server', async () => {
+      const s = await status(app, admin, '/late');
+      return s.health_status === 'healthy' ? s : undefined;
+    });
+    t.equal(healthy.num_tools, 1, 'tools discovered by the retry');
+    t.ok(srv.initializeCount() >= 1, 'the retry probed the server');
+  },
+);
 
 t.test('retries stop after the configured list, and a healthy first check schedules none', async (t) => {
   // A backend that answers 503 (as one still booting may): every probe is one `initialize` POST it records.
@@ -57,7 +64,9 @@ t.test('retries stop after the configured list, and a healthy first check schedu
   const probes = () => failing.seen.filter((r) => r.rpc === 'initialize').length;
   await registerServer(t, app, admin, { name: 'Failing', path: '/failing', proxy_pass_url: failing.base });
   await registerServer(t, app, admin, { name: 'Up', path: '/up', proxy_pass_url: ok.base });
-  await until('the healthy first check', async () => ((await status(app, admin, '/up')).health_status === 'healthy' ? true : undefined));
+  await until('the healthy first check', async () =>
+    (await status(app, admin, '/up')).health_status === 'healthy' ? true : undefined,
+  );
   await until('the first check and both retries', async () => (probes() >= 3 ? true : undefined));
   t.equal((await status(app, admin, '/failing')).health_status, 'unhealthy: status 503');
 
@@ -70,6 +79,12 @@ t.test('retries stop after the configured list, and a healthy first check schedu
 });
 
 t.test('first_check_retry_seconds is validated like every registry.health key', async (t) => {
-  await t.rejects(makeApp(t, { registry: { health: { first_check_retry_seconds: [0] } } }), /registry\.health\.first_check_retry_seconds/);
-  await t.rejects(makeApp(t, { registry: { health: { first_check_retry_seconds: 'soon' } } }), /registry\.health\.first_check_retry_seconds/);
+  await t.rejects(
+    makeApp(t, { registry: { health: { first_check_retry_seconds: [0] } } }),
+    /registry\.health\.first_check_retry_seconds/,
+  );
+  await t.rejects(
+    makeApp(t, { registry: { health: { first_check_retry_seconds: 'soon' } } }),
+    /registry\.health\.first_check_retry_seconds/,
+  );
 });

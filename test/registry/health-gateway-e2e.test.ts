@@ -44,62 +44,112 @@ function watch(url: string, headers: Record<string, string> = {}) {
   return { ws, seen, next, opened };
 }
 
-t.test('through the gateway: list and call with a minted token, refused tools, and the dashboard follows health', async (t) => {
-  const backend = await startBearerServer('first-credential');
-  t.teardown(() => backend.stop());
-  const { app, base } = await listening(t);
-  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
+t.test(
+  'through the gateway: list and call with a minted token, refused tools, and the dashboard follows health',
+  async (t) => {
+    const backend = await startBearerServer('first-credential');
+    t.teardown(() => backend.stop());
+    const { app, base } = await listening(t);
+    const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
 
-  // Live feed without auth on the older path; the newer one needs a session.
-  const feed = watch(`${base.replace('http', 'ws')}/ws/health_status`);
-  t.teardown(() => feed.ws.close());
-  await feed.opened;
+    // Live feed without auth on the older path; the newer one needs a session.
+    const feed = watch(`${base.replace('http', 'ws')}/ws/health_status`);
+    t.teardown(() => feed.ws.close());
+    await feed.opened;
 
-  const reg = await app.inject({
-    method: 'POST',
-    url: '/api/servers/register',
-    headers: admin,
-    payload: { name: 'Guarded', description: 'bearer-protected test server', path: '/guarded', proxy_pass_url: backend.url.replace(/\/mcp$/, ''), auth_scheme: 'bearer', auth_credential: 'first-credential' },
-  });
-  t.equal(reg.statusCode, 201, reg.body);
+    const reg = await app.inject({
+      method: 'POST',
+      url: '/api/servers/register',
+      headers: admin,
+      payload: {
+        name: 'Guarded',
+        description: 'bearer-protected test server',
+        path: '/guarded',
+        proxy_pass_url: backend.url.replace(/\/mcp$/, ''),
+        auth_scheme: 'bearer',
+        auth_credential: 'first-credential',
+      },
+    });
+    t.equal(reg.statusCode, 201, reg.body);
 
-  const refreshed = await app.inject({ method: 'POST', url: '/api/servers/guarded/refresh', headers: admin });
-  t.equal(refreshed.statusCode, 200, refreshed.body);
-  t.equal(refreshed.json().health_status, 'healthy');
-  t.same(refreshed.json().tools.map((x: { name: string }) => x.name).sort(), ['add', 'secret_echo']);
-  t.ok(backend.seen.some((h) => h.authorization === 'Bearer first-credential'), 'the stored credential was sent to the backend');
-  await feed.next((m) => m['/guarded']?.status === 'healthy', 'healthy');
+    const refreshed = await app.inject({ method: 'POST', url: '/api/servers/guarded/refresh', headers: admin });
+    t.equal(refreshed.statusCode, 200, refreshed.body);
+    t.equal(refreshed.json().health_status, 'healthy');
+    t.same(
+      refreshed
+        .json()
+        .tools.map((x: { name: string }) => x.name)
+        .sort(),
+      ['add', 'secret_echo'],
+    );
+    t.ok(
+      backend.seen.some((h) => h.authorization === 'Bearer first-credential'),
+      'the stored credential was sent to the backend',
+    );
+    await feed.next((m) => m['/guarded']?.status === 'healthy', 'healthy');
 
-  // A caller whose scope grants only the `add` tool on this server.
-  await withScope(app, { _id: 'guarded-adders', server_access: [{ server: 'guarded', methods: ['initialize', 'notifications/initialized', 'tools/list', 'tools/call'], tools: ['add'] }] });
-  const token = await mintToken(app, { username: 'bob', scopes: ['guarded-adders'] });
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/guarded/mcp`), { requestInit: { headers: { 'x-authorization': `Bearer ${token}` } } }));
-  t.teardown(() => client.close());
-  t.same((await client.listTools()).tools.map((x) => x.name), ['add'], 'tools/list shows only the tools bob may call');
-  const sum = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
-  t.match(JSON.stringify(sum.content), /"42"/);
-  await t.rejects(client.callTool({ name: 'secret_echo', arguments: { message: 'x' } }), /403|Access denied/, 'a tool outside the scope is refused');
+    // A caller whose scope grants only the `add` tool on this server.
+    await withScope(app, {
+      _id: 'guarded-adders',
+      server_access: [
+        {
+          server: 'guarded',
+          methods: ['initialize', 'notifications/initialized', 'tools/list', 'tools/call'],
+          tools: ['add'],
+        },
+      ],
+    });
+    const token = await mintToken(app, { username: 'bob', scopes: ['guarded-adders'] });
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/guarded/mcp`), {
+        requestInit: { headers: { 'x-authorization': `Bearer ${token}` } },
+      }),
+    );
+    t.teardown(() => client.close());
+    t.same(
+      (await client.listTools()).tools.map((x) => x.name),
+      ['add'],
+      'tools/list shows only the tools bob may call',
+    );
+    const sum = await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } });
+    t.match(JSON.stringify(sum.content), /"42"/);
+    await t.rejects(
+      client.callTool({ name: 'secret_echo', arguments: { message: 'x' } }),
+      /403|Access denied/,
+      'a tool outside the scope is refused',
+    );
 
-  // The backend rotates its secret: the stored credential goes stale.
-  backend.setToken('second-credential');
-  const stale = await app.inject({ method: 'POST', url: '/api/servers/guarded/refresh', headers: admin });
-  t.equal(stale.json().health_status, 'auth-expired');
-  await feed.next((m) => m['/guarded']?.status === 'auth-expired', 'auth-expired');
+    // The backend rotates its secret: the stored credential goes stale.
+    backend.setToken('second-credential');
+    const stale = await app.inject({ method: 'POST', url: '/api/servers/guarded/refresh', headers: admin });
+    t.equal(stale.json().health_status, 'auth-expired');
+    await feed.next((m) => m['/guarded']?.status === 'auth-expired', 'auth-expired');
 
-  const upd = await app.inject({ method: 'PATCH', url: '/api/servers/guarded/auth-credential', headers: admin, payload: { auth_scheme: 'bearer', auth_credential: 'second-credential' } });
-  t.equal(upd.statusCode, 200, upd.body);
-  const back = await app.inject({ method: 'POST', url: '/api/servers/guarded/refresh', headers: admin });
-  t.equal(back.json().health_status, 'healthy');
-  const healthyAgain = feed.seen.filter((m) => m['/guarded']?.status === 'healthy');
-  await feed.next(() => feed.seen.filter((m) => m['/guarded']?.status === 'healthy').length > healthyAgain.length - 1 && feed.seen.at(-1)?.['/guarded']?.status === 'healthy', 'healthy again');
+    const upd = await app.inject({
+      method: 'PATCH',
+      url: '/api/servers/guarded/auth-credential',
+      headers: admin,
+      payload: { auth_scheme: 'bearer', auth_credential: 'second-credential' },
+    });
+    t.equal(upd.statusCode, 200, upd.body);
+    const back = await app.inject({ method: 'POST', url: '/api/servers/guarded/refresh', headers: admin });
+    t.equal(back.json().health_status, 'healthy');
+    const healthyAgain = feed.seen.filter((m) => m['/guarded']?.status === 'healthy');
+    await feed.next(
+      () =>
+        feed.seen.filter((m) => m['/guarded']?.status === 'healthy').length > healthyAgain.length - 1 &&
+        feed.seen.at(-1)?.['/guarded']?.status === 'healthy',
+      'healthy again',
+    );
 
-  // Registry credentials are required here (issue 13).
-  const stats = await app.inject({ method: 'GET', url: '/api/health/ws/stats', headers: admin });
-  t.equal(stats.json().active_connections, 1);
-  t.ok(stats.json().total_messages_sent >= 4);
-  t.notOk(JSON.stringify(stats.json()).includes('credential'));
-});
+    // Registry credentials are required here (issue 13).
+    const stats = await app.inject({ method: 'GET', url: '/api/health/ws/stats', headers: admin });
+    t.equal(stats.json().active_connections, 1);
+    t.ok(stats.json().total_messages_sent >= 4);
+    t.notOk(JSON.stringify(stats.json()).includes('credential'));
+  },
+);
 
 t.test('health endpoints: snapshot, list, internal sweep, disabled servers, tool discovery over SSE', async (t) => {
   const sse = await startEverything('sse');
@@ -110,7 +160,13 @@ t.test('health endpoints: snapshot, list, internal sweep, disabled servers, tool
     method: 'POST',
     url: '/api/servers/register',
     headers: admin,
-    payload: { name: 'Everything', description: 'reference server over SSE', path: '/everything', proxy_pass_url: sse.url.replace(/\/sse$/, ''), supported_transports: ['sse'] },
+    payload: {
+      name: 'Everything',
+      description: 'reference server over SSE',
+      path: '/everything',
+      proxy_pass_url: sse.url.replace(/\/sse$/, ''),
+      supported_transports: ['sse'],
+    },
   });
   t.equal(reg.statusCode, 201, reg.body);
 
@@ -118,7 +174,11 @@ t.test('health endpoints: snapshot, list, internal sweep, disabled servers, tool
   t.equal(sweep.statusCode, 200, sweep.body);
   t.equal(sweep.json()['/everything'].status, 'healthy');
   t.ok(sweep.json()['/everything'].num_tools > 3);
-  t.equal((await app.inject({ method: 'POST', url: '/api/internal/healthcheck', headers: admin })).statusCode, 401, 'internal endpoints take HTTP Basic only');
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/internal/healthcheck', headers: admin })).statusCode,
+    401,
+    'internal endpoints take HTTP Basic only',
+  );
 
   const snap = await app.inject({ method: 'GET', url: '/api/health/ws/health_status' });
   t.equal(snap.json()['/everything'].status, 'healthy');
@@ -127,13 +187,25 @@ t.test('health endpoints: snapshot, list, internal sweep, disabled servers, tool
   t.equal((await app.inject({ method: 'GET', url: '/api/servers/health' })).statusCode, 401);
 
   const tools = await app.inject({ method: 'GET', url: '/api/tools/everything', headers: admin });
-  t.ok(tools.json().tools.some((x: { name: string }) => x.name === 'echo'), 'discovered tools are served');
+  t.ok(
+    tools.json().tools.some((x: { name: string }) => x.name === 'echo'),
+    'discovered tools are served',
+  );
 
   const user = await asUser(app, ['mcp-registry-user'], 'carol');
-  t.equal((await app.inject({ method: 'POST', url: '/api/servers/everything/refresh', headers: user })).statusCode, 403, 'refresh needs health_check_service');
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/api/servers/everything/refresh', headers: user })).statusCode,
+    403,
+    'refresh needs health_check_service',
+  );
   t.equal((await app.inject({ method: 'POST', url: '/api/servers/nope/refresh', headers: admin })).statusCode, 404);
 
-  const off = await app.inject({ method: 'POST', url: '/api/servers/toggle', headers: admin, payload: { path: '/everything', new_state: false } });
+  const off = await app.inject({
+    method: 'POST',
+    url: '/api/servers/toggle',
+    headers: admin,
+    payload: { path: '/everything', new_state: false },
+  });
   t.equal(off.statusCode, 200, off.body);
   const disabled = await app.inject({ method: 'POST', url: '/api/refresh/everything', headers: admin });
   t.equal(disabled.json().health_status, 'disabled');

@@ -26,16 +26,31 @@ t.test('a real MCP server over SSE is healthy and its tools are discovered', asy
 t.test('a backend that rejects the credential is auth-expired; the right one is healthy', async (t) => {
   const srv = await startBearerServer('good-token');
   t.teardown(() => srv.stop());
-  const bad = await probe({ url: srv.url, transport: 'streamable-http', headers: { authorization: 'Bearer stale' }, timeoutMs: 5000 });
+  const bad = await probe({
+    url: srv.url,
+    transport: 'streamable-http',
+    headers: { authorization: 'Bearer stale' },
+    timeoutMs: 5000,
+  });
   t.equal(bad.status, 'auth-expired');
-  const good = await probe({ url: srv.url, transport: 'streamable-http', headers: { authorization: 'Bearer good-token' }, timeoutMs: 5000 });
+  const good = await probe({
+    url: srv.url,
+    transport: 'streamable-http',
+    headers: { authorization: 'Bearer good-token' },
+    timeoutMs: 5000,
+  });
   t.equal(good.status, 'healthy');
   t.same(good.tools!.map((x) => x.name).sort(), ['add', 'secret_echo']);
 });
 
 t.test('nothing listening is a connection error', async (t) => {
   const port = await freePort();
-  const r = await probe({ url: `http://127.0.0.1:${port}/mcp`, transport: 'streamable-http', headers: {}, timeoutMs: 5000 });
+  const r = await probe({
+    url: `http://127.0.0.1:${port}/mcp`,
+    transport: 'streamable-http',
+    headers: {},
+    timeoutMs: 5000,
+  });
   t.equal(r.status, 'unhealthy: connection error');
 });
 
@@ -51,8 +66,18 @@ t.test('a backend that never answers is a timeout; one that fails is its status'
     hang.close();
     fail.close();
   });
-  const slow = await probe({ url: `http://127.0.0.1:${(hang.address() as { port: number }).port}/mcp`, transport: 'streamable-http', headers: {}, timeoutMs: 300 });
+  const slow = await probe({
+    url: `http://127.0.0.1:${(hang.address() as { port: number }).port}/mcp`,
+    transport: 'streamable-http',
+    headers: {},
+    timeoutMs: 300,
+  });
   t.equal(slow.status, 'unhealthy: timeout');
-  const failed = await probe({ url: `http://127.0.0.1:${(fail.address() as { port: number }).port}/mcp`, transport: 'streamable-http', headers: {}, timeoutMs: 3000 });
+  const failed = await probe({
+    url: `http://127.0.0.1:${(fail.address() as { port: number }).port}/mcp`,
+    transport: 'streamable-http',
+    headers: {},
+    timeoutMs: 3000,
+  });
   t.equal(failed.status, 'unhealthy: status 502');
 });

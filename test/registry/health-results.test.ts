@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
-import { openStore, } from '../../core/store.ts';
+import { openStore } from '../../core/store.ts';
 import { makeApp } from '../helpers/app.ts';
 import { registerServer } from '../helpers/registry-servers.ts';
 import { randomBytes } from 'node:crypto';
@@ -9,24 +9,44 @@ import { adminBasic, asUser } from '../helpers/registry-auth.ts';
 import { startControlledServer, type ControlledServer, type ToolSpec } from '../mcp/controlled-server.ts';
 import { freePort } from '../mcp/servers.ts';
 
-const ADD: ToolSpec = { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } };
-const ECHO: ToolSpec = { name: 'echo', description: 'Echo a message', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } };
+const ADD: ToolSpec = {
+  name: 'add',
+  description: 'Add two numbers',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+};
+const ECHO: ToolSpec = {
+  name: 'echo',
+  description: 'Echo a message',
+  inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+};
 
 async function setup(t: Test, health: Record<string, unknown> = {}) {
   const store = await openStore({ backend: 'memory' });
-  const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 5, ...health } } }, { store });
+  const app = await makeApp(
+    t,
+    { registry: { health: { interval_seconds: 0, timeout_seconds: 5, ...health } } },
+    { store },
+  );
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
   return { app, admin, store };
 }
 
-async function backend(t: Test, behaviour: Parameters<typeof startControlledServer>[0] = {}): Promise<ControlledServer> {
+async function backend(
+  t: Test,
+  behaviour: Parameters<typeof startControlledServer>[0] = {},
+): Promise<ControlledServer> {
   const srv = await startControlledServer(behaviour);
   t.teardown(() => srv.stop());
   return srv;
 }
 
 /** Register, then wait for the check a new server gets at once, so later refreshes start from a settled record. */
-async function register(t: Test, app: FastifyInstance, admin: Record<string, string>, payload: Record<string, unknown>) {
+async function register(
+  t: Test,
+  app: FastifyInstance,
+  admin: Record<string, string>,
+  payload: Record<string, unknown>,
+) {
   await registerServer(t, app, admin, payload);
   const path = String(payload.path);
   for (let i = 0; i < 200; i++) {
@@ -55,11 +75,17 @@ t.test('healthy: tools (name, description, inputSchema) and num_tools are stored
   const detail = await app.inject({ method: 'GET', url: '/api/servers/tools', headers: admin });
   t.equal(detail.json().num_tools, 2, 'num_tools stored with the server');
   const served = await app.inject({ method: 'GET', url: '/api/tools/tools', headers: admin });
-  t.same(served.json().tools.map((x: ToolSpec) => [x.name, x.description, x.inputSchema]), [ADD, ECHO].map((x) => [x.name, x.description, x.inputSchema]));
+  t.same(
+    served.json().tools.map((x: ToolSpec) => [x.name, x.description, x.inputSchema]),
+    [ADD, ECHO].map((x) => [x.name, x.description, x.inputSchema]),
+  );
 
   // The backend drops a tool: the next check replaces the list rather than keeping a stale one.
   srv.behaviour.tools = [ECHO];
-  t.same((await refresh(app, admin, '/tools')).tools.map((x) => x.name), ['echo']);
+  t.same(
+    (await refresh(app, admin, '/tools')).tools.map((x) => x.name),
+    ['echo'],
+  );
   srv.behaviour.tools = [];
   const none = await refresh(app, admin, '/tools');
   t.equal(none.health_status, 'healthy', 'a server without the tools capability is healthy');
@@ -69,13 +95,27 @@ t.test('healthy: tools (name, description, inputSchema) and num_tools are stored
 t.test('auth-expired when the backend refuses the stored credential with 401 or 403', async (t) => {
   const { app, admin } = await setup(t);
   const srv = await backend(t, { tools: [ADD], auth: { header: 'authorization', value: 'Bearer right', status: 401 } });
-  await register(t, app, admin, { name: 'Locked', path: '/locked', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'wrong' });
+  await register(t, app, admin, {
+    name: 'Locked',
+    path: '/locked',
+    proxy_pass_url: srv.base,
+    auth_scheme: 'bearer',
+    auth_credential: 'wrong',
+  });
   t.equal((await refresh(app, admin, '/locked')).health_status, 'auth-expired', '401');
   srv.behaviour.auth!.status = 403;
   t.equal((await refresh(app, admin, '/locked')).health_status, 'auth-expired', '403');
-  t.ok(srv.seen.some((r) => r.headers.authorization === 'Bearer wrong'), 'the stored credential was what the backend refused');
+  t.ok(
+    srv.seen.some((r) => r.headers.authorization === 'Bearer wrong'),
+    'the stored credential was what the backend refused',
+  );
 
-  const upd = await app.inject({ method: 'PATCH', url: '/api/servers/locked/auth-credential', headers: admin, payload: { auth_scheme: 'bearer', auth_credential: 'right' } });
+  const upd = await app.inject({
+    method: 'PATCH',
+    url: '/api/servers/locked/auth-credential',
+    headers: admin,
+    payload: { auth_scheme: 'bearer', auth_credential: 'right' },
+  });
   t.equal(upd.statusCode, 200, upd.body);
   const back = await refresh(app, admin, '/locked');
   t.equal(back.health_status, 'healthy', 'a credential update and a refresh restore it');
@@ -89,7 +129,11 @@ t.test('unhealthy: timeout, connection error and status <code>', async (t) => {
   t.equal((await refresh(app, admin, '/flaky')).health_status, 'healthy');
 
   srv.behaviour.hang = true;
-  t.equal((await refresh(app, admin, '/flaky')).health_status, 'unhealthy: timeout', 'no answer within timeout_seconds');
+  t.equal(
+    (await refresh(app, admin, '/flaky')).health_status,
+    'unhealthy: timeout',
+    'no answer within timeout_seconds',
+  );
   srv.behaviour.hang = false;
 
   srv.behaviour.failStatus = 503;
@@ -107,7 +151,11 @@ t.test('unhealthy: timeout, connection error and status <code>', async (t) => {
   const rude = createServer((socket) => socket.destroy());
   await new Promise<void>((r) => rude.listen(0, '127.0.0.1', r));
   t.teardown(() => rude.close());
-  await register(t, app, admin, { name: 'Rude', path: '/rude', proxy_pass_url: `http://127.0.0.1:${(rude.address() as { port: number }).port}` });
+  await register(t, app, admin, {
+    name: 'Rude',
+    path: '/rude',
+    proxy_pass_url: `http://127.0.0.1:${(rude.address() as { port: number }).port}`,
+  });
   t.equal((await refresh(app, admin, '/rude')).health_status, 'unhealthy: connection error');
 
   // Tools found while healthy stay through failures.
@@ -119,7 +167,12 @@ t.test('disabled servers are reported disabled and not probed', async (t) => {
   const { app, admin } = await setup(t);
   const srv = await backend(t, { tools: [ADD] });
   await register(t, app, admin, { name: 'Off', path: '/off', proxy_pass_url: srv.base });
-  const off = await app.inject({ method: 'POST', url: '/api/servers/toggle', headers: admin, payload: { path: '/off', new_state: false } });
+  const off = await app.inject({
+    method: 'POST',
+    url: '/api/servers/toggle',
+    headers: admin,
+    payload: { path: '/off', new_state: false },
+  });
   t.equal(off.statusCode, 200, off.body);
   const before = srv.initializeCount();
   t.equal((await refresh(app, admin, '/off')).health_status, 'disabled');
@@ -130,7 +183,10 @@ t.test('disabled servers are reported disabled and not probed', async (t) => {
 
 t.test('streamable HTTP honours mcp_endpoint and custom headers; bearer credential as Authorization', async (t) => {
   const { app, admin } = await setup(t);
-  const srv = await backend(t, { tools: [ADD], auth: { header: 'authorization', value: 'Bearer s3cret-bearer', status: 401 } });
+  const srv = await backend(t, {
+    tools: [ADD],
+    auth: { header: 'authorization', value: 'Bearer s3cret-bearer', status: 401 },
+  });
   await register(t, app, admin, {
     name: 'Custom',
     path: '/custom',
@@ -144,22 +200,45 @@ t.test('streamable HTTP honours mcp_endpoint and custom headers; bearer credenti
   t.equal(r.health_status, 'healthy');
   const posts = srv.seen.filter((x) => x.method === 'POST');
   t.ok(posts.length >= 2, 'initialize and tools/list');
-  t.ok(posts.every((x) => x.path === '/v2/custom-mcp'), `every request went to mcp_endpoint (${[...new Set(posts.map((x) => x.path))]})`);
-  t.ok(posts.every((x) => x.headers['x-team'] === 'blue' && x.headers['x-trace'] === 'health'), 'custom headers on every request');
-  t.ok(posts.some((x) => x.rpc === 'tools/list'), 'tools were listed');
+  t.ok(
+    posts.every((x) => x.path === '/v2/custom-mcp'),
+    `every request went to mcp_endpoint (${[...new Set(posts.map((x) => x.path))]})`,
+  );
+  t.ok(
+    posts.every((x) => x.headers['x-team'] === 'blue' && x.headers['x-trace'] === 'health'),
+    'custom headers on every request',
+  );
+  t.ok(
+    posts.some((x) => x.rpc === 'tools/list'),
+    'tools were listed',
+  );
   t.notOk(JSON.stringify(r).includes('s3cret-bearer'), 'the credential is not in the refresh answer');
 });
 
 t.test('api_key credential: X-API-Key by default, auth_header_name when set; stored encrypted only', async (t) => {
   const { app, admin, store } = await setup(t);
   const srv = await backend(t, { tools: [ADD], auth: { header: 'x-api-key', value: 'plain-api-key-1', status: 403 } });
-  await register(t, app, admin, { name: 'Keyed', path: '/keyed', proxy_pass_url: srv.base, auth_scheme: 'api_key', auth_credential: 'plain-api-key-1' });
+  await register(t, app, admin, {
+    name: 'Keyed',
+    path: '/keyed',
+    proxy_pass_url: srv.base,
+    auth_scheme: 'api_key',
+    auth_credential: 'plain-api-key-1',
+  });
   t.equal((await refresh(app, admin, '/keyed')).health_status, 'healthy', 'X-API-Key carried the key');
-  t.notOk(srv.seen.some((x) => x.headers.authorization), 'no Authorization header for an api_key credential');
+  t.notOk(
+    srv.seen.some((x) => x.headers.authorization),
+    'no Authorization header for an api_key credential',
+  );
 
   srv.behaviour.auth = { header: 'x-backend-key', value: 'plain-api-key-2', status: 403 };
   t.equal((await refresh(app, admin, '/keyed')).health_status, 'auth-expired', 'the old header no longer passes');
-  const upd = await app.inject({ method: 'PATCH', url: '/api/servers/keyed/auth-credential', headers: admin, payload: { auth_scheme: 'api_key', auth_credential: 'plain-api-key-2', auth_header_name: 'X-Backend-Key' } });
+  const upd = await app.inject({
+    method: 'PATCH',
+    url: '/api/servers/keyed/auth-credential',
+    headers: admin,
+    payload: { auth_scheme: 'api_key', auth_credential: 'plain-api-key-2', auth_header_name: 'X-Backend-Key' },
+  });
   t.equal(upd.statusCode, 200, upd.body);
   t.equal((await refresh(app, admin, '/keyed')).health_status, 'healthy', 'the named header carried the new key');
 
@@ -173,37 +252,83 @@ t.test('api_key credential: X-API-Key by default, auth_header_name when set; sto
   t.equal(detail.json().auth_credential_encrypted, true);
 });
 
-t.test('SSE: supported_transports sse or an sse_endpoint; headers and credential on the stream and the messages', async (t) => {
-  const { app, admin } = await setup(t);
-  const srv = await backend(t, { tools: [ECHO], auth: { header: 'x-api-key', value: 'sse-key', status: 401 } });
-  await register(t, app, admin, { name: 'Sse', path: '/sse-only', proxy_pass_url: srv.base, supported_transports: ['sse'], auth_scheme: 'api_key', auth_credential: 'sse-key', headers: { 'X-Team': 'green' } });
-  const a = await refresh(app, admin, '/sse-only');
-  t.equal(a.health_status, 'healthy');
-  t.same(a.tools.map((x) => x.name), ['echo']);
-  const stream = srv.seen.filter((x) => x.method === 'GET' && x.path === '/sse');
-  t.ok(stream.length > 0, 'the SSE stream was opened at <proxy_pass_url>/sse');
-  t.ok(stream.every((x) => x.headers['x-api-key'] === 'sse-key' && x.headers['x-team'] === 'green'), 'credential and custom header on the stream request');
-  t.ok(stream.every((x) => String(x.headers.accept).includes('text/event-stream')), 'the stream request still asks for an event stream');
-  const messages = srv.seen.filter((x) => x.method === 'POST' && x.path === '/messages');
-  t.ok(messages.some((x) => x.rpc === 'tools/list') && messages.every((x) => x.headers['x-api-key'] === 'sse-key'), 'credential on every message');
+t.test(
+  'SSE: supported_transports sse or an sse_endpoint; headers and credential on the stream and the messages',
+  async (t) => {
+    const { app, admin } = await setup(t);
+    const srv = await backend(t, { tools: [ECHO], auth: { header: 'x-api-key', value: 'sse-key', status: 401 } });
+    await register(t, app, admin, {
+      name: 'Sse',
+      path: '/sse-only',
+      proxy_pass_url: srv.base,
+      supported_transports: ['sse'],
+      auth_scheme: 'api_key',
+      auth_credential: 'sse-key',
+      headers: { 'X-Team': 'green' },
+    });
+    const a = await refresh(app, admin, '/sse-only');
+    t.equal(a.health_status, 'healthy');
+    t.same(
+      a.tools.map((x) => x.name),
+      ['echo'],
+    );
+    const stream = srv.seen.filter((x) => x.method === 'GET' && x.path === '/sse');
+    t.ok(stream.length > 0, 'the SSE stream was opened at <proxy_pass_url>/sse');
+    t.ok(
+      stream.every((x) => x.headers['x-api-key'] === 'sse-key' && x.headers['x-team'] === 'green'),
+      'credential and custom header on the stream request',
+    );
+    t.ok(
+      stream.every((x) => String(x.headers.accept).includes('text/event-stream')),
+      'the stream request still asks for an event stream',
+    );
+    const messages = srv.seen.filter((x) => x.method === 'POST' && x.path === '/messages');
+    t.ok(
+      messages.some((x) => x.rpc === 'tools/list') && messages.every((x) => x.headers['x-api-key'] === 'sse-key'),
+      'credential on every message',
+    );
 
-  srv.seen.length = 0;
-  await register(t, app, admin, { name: 'SseEndpoint', path: '/sse-endpoint', proxy_pass_url: srv.base, sse_endpoint: `${srv.base}/legacy/sse`, auth_scheme: 'api_key', auth_credential: 'sse-key' });
-  t.equal((await refresh(app, admin, '/sse-endpoint')).health_status, 'healthy');
-  t.ok(srv.seen.some((x) => x.method === 'GET' && x.path === '/legacy/sse'), 'sse_endpoint honoured (streamable-http by default, SSE because of the endpoint)');
-  t.notOk(srv.seen.some((x) => x.path.endsWith('/mcp')), 'no streamable HTTP request');
+    srv.seen.length = 0;
+    await register(t, app, admin, {
+      name: 'SseEndpoint',
+      path: '/sse-endpoint',
+      proxy_pass_url: srv.base,
+      sse_endpoint: `${srv.base}/legacy/sse`,
+      auth_scheme: 'api_key',
+      auth_credential: 'sse-key',
+    });
+    t.equal((await refresh(app, admin, '/sse-endpoint')).health_status, 'healthy');
+    t.ok(
+      srv.seen.some((x) => x.method === 'GET' && x.path === '/legacy/sse'),
+      'sse_endpoint honoured (streamable-http by default, SSE because of the endpoint)',
+    );
+    t.notOk(
+      srv.seen.some((x) => x.path.endsWith('/mcp')),
+      'no streamable HTTP request',
+    );
 
-  srv.behaviour.auth!.value = 'rotated';
-  t.equal((await refresh(app, admin, '/sse-endpoint')).health_status, 'auth-expired', 'SSE stream refused with 401');
-});
+    srv.behaviour.auth!.value = 'rotated';
+    t.equal((await refresh(app, admin, '/sse-endpoint')).health_status, 'auth-expired', 'SSE stream refused with 401');
+  },
+);
 
 t.test('a server registered with tool_list_json keeps its manual tools until discovery finds real ones', async (t) => {
   const { app, admin } = await setup(t);
-  const manual = [{ name: 'manual_tool', description: 'Declared by hand', inputSchema: { type: 'object', properties: {} } }];
+  const manual = [
+    { name: 'manual_tool', description: 'Declared by hand', inputSchema: { type: 'object', properties: {} } },
+  ];
   const srv = await backend(t, { tools: [] });
-  const first = await register(t, app, admin, { name: 'Manual', path: '/manual', proxy_pass_url: srv.base, tool_list_json: JSON.stringify(manual) });
+  const first = await register(t, app, admin, {
+    name: 'Manual',
+    path: '/manual',
+    proxy_pass_url: srv.base,
+    tool_list_json: JSON.stringify(manual),
+  });
   t.equal(first.health_status, 'healthy', 'the first check found the backend up');
-  const tools = async () => (await app.inject({ method: 'GET', url: '/api/tools/manual', headers: admin })).json().tools.map((x: ToolSpec) => x.name);
+  const tools = async () =>
+    (await app.inject({ method: 'GET', url: '/api/tools/manual', headers: admin }))
+      .json()
+      .tools.map((x: ToolSpec) => x.name);
   t.same(await tools(), ['manual_tool'], 'a healthy backend listing no tools leaves the manual ones');
 
   srv.behaviour.failStatus = 500;
@@ -214,7 +339,11 @@ t.test('a server registered with tool_list_json keeps its manual tools until dis
   srv.behaviour.tools = [ADD];
   const found = await refresh(app, admin, '/manual');
   t.equal(found.health_status, 'healthy');
-  t.same(found.tools.map((x) => x.name), ['add'], 'discovered tools replace the manual ones');
+  t.same(
+    found.tools.map((x) => x.name),
+    ['add'],
+    'discovered tools replace the manual ones',
+  );
   t.equal(found.num_tools, 1);
   t.same(await tools(), ['add']);
 });
@@ -223,14 +352,28 @@ t.test('a credential that no longer decrypts fails its own server, not the sweep
   const store = await openStore({ backend: 'memory' });
   const key = () => randomBytes(32).toString('base64');
   const srv = await backend(t, { tools: [ADD] });
-  const before = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 5 } } }, { store, env: { ENCRYPTION_KEY: key() } });
+  const before = await makeApp(
+    t,
+    { registry: { health: { interval_seconds: 0, timeout_seconds: 5 } } },
+    { store, env: { ENCRYPTION_KEY: key() } },
+  );
   const alice = await asUser(before, ['mcp-registry-admin'], 'alice');
-  await register(t, before, alice, { name: 'Keyed', path: '/keyed', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'secret' });
+  await register(t, before, alice, {
+    name: 'Keyed',
+    path: '/keyed',
+    proxy_pass_url: srv.base,
+    auth_scheme: 'bearer',
+    auth_credential: 'secret',
+  });
   await register(t, before, alice, { name: 'Open', path: '/open', proxy_pass_url: srv.base });
   await before.close();
 
   // The same store under another ENCRYPTION_KEY: the stored credential cannot be read any more.
-  const after = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 5 } } }, { store, env: { ENCRYPTION_KEY: key() } });
+  const after = await makeApp(
+    t,
+    { registry: { health: { interval_seconds: 0, timeout_seconds: 5 } } },
+    { store, env: { ENCRYPTION_KEY: key() } },
+  );
   const sweep = await after.inject({ method: 'POST', url: '/api/internal/healthcheck', headers: adminBasic(after) });
   t.equal(sweep.statusCode, 200, sweep.body);
   t.equal(sweep.json()['/keyed'].status, 'unhealthy: credential unreadable');

@@ -5,8 +5,11 @@ import { registerServer } from '../helpers/registry-servers.ts';
 import { adminBasic, asUser } from '../helpers/registry-auth.ts';
 import { startControlledServer, type ToolSpec } from '../mcp/controlled-server.ts';
 
-
-const ADD: ToolSpec = { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } };
+const ADD: ToolSpec = {
+  name: 'add',
+  description: 'Add two numbers',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' } } },
+};
 
 async function setup(t: Test, health: Record<string, unknown>) {
   const app = await makeApp(t, { registry: { health: { interval_seconds: 0, timeout_seconds: 10, ...health } } });
@@ -21,7 +24,8 @@ async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 15
   }
 }
 
-const server = async (app: FastifyInstance, admin: Record<string, string>, path: string) => (await app.inject({ method: 'GET', url: `/api/servers${path}`, headers: admin })).json();
+const server = async (app: FastifyInstance, admin: Record<string, string>, path: string) =>
+  (await app.inject({ method: 'GET', url: `/api/servers${path}`, headers: admin })).json();
 
 t.test('enabled servers are checked periodically at interval_seconds; disabled ones are not probed', async (t) => {
   const srv = await startControlledServer({ tools: [ADD] });
@@ -32,7 +36,12 @@ t.test('enabled servers are checked periodically at interval_seconds; disabled o
   await registerServer(t, app, admin, { name: 'Ticking', path: '/ticking', proxy_pass_url: srv.base });
   await registerServer(t, app, admin, { name: 'Off', path: '/off', proxy_pass_url: off.base });
   await until('first check of /off', async () => (await server(app, admin, '/off')).last_checked_iso !== null);
-  await app.inject({ method: 'POST', url: '/api/servers/toggle', headers: admin, payload: { path: '/off', new_state: false } });
+  await app.inject({
+    method: 'POST',
+    url: '/api/servers/toggle',
+    headers: admin,
+    payload: { path: '/off', new_state: false },
+  });
   const offProbes = off.initializeCount();
 
   // No refresh is sent: only the timer can produce these probes.
@@ -60,9 +69,14 @@ t.test('concurrency bounds the probes in flight, across a sweep and the checks o
   t.teardown(() => srv.stop());
   const { app, admin } = await setup(t, { concurrency: 3 });
   // Registered all at once: each new server is checked at once, all through the same three slots.
-  await Promise.all(Array.from({ length: 10 }, (_, i) => registerServer(t, app, admin, { name: `S${i}`, path: `/s${i}`, proxy_pass_url: `${srv.base}/s${i}` })));
+  await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      registerServer(t, app, admin, { name: `S${i}`, path: `/s${i}`, proxy_pass_url: `${srv.base}/s${i}` }),
+    ),
+  );
   await until('the checks of the new servers', async () => {
-    const all = (await app.inject({ method: 'GET', url: '/api/servers/health', headers: admin })).json().servers as Record<string, { last_checked_iso: string | null }>;
+    const all = (await app.inject({ method: 'GET', url: '/api/servers/health', headers: admin })).json()
+      .servers as Record<string, { last_checked_iso: string | null }>;
     return Object.values(all).filter((e) => e.last_checked_iso).length === 10;
   });
   t.equal(srv.initializeCount(), 10, 'one check per new server');
@@ -84,20 +98,34 @@ t.test('no overlapping checks of one server: periodic sweep plus a burst of refr
   await until('a periodic check in flight', () => srv.inFlight() === 1);
   const refreshes = [];
   for (let i = 0; i < 12; i++) {
-    refreshes.push(app.inject({ method: 'POST', url: i % 2 ? '/api/refresh/slow' : '/api/servers/slow/refresh', headers: admin }));
+    refreshes.push(
+      app.inject({ method: 'POST', url: i % 2 ? '/api/refresh/slow' : '/api/servers/slow/refresh', headers: admin }),
+    );
     await new Promise((r) => setTimeout(r, 100));
   }
   const answers = await Promise.all(refreshes);
-  t.ok(answers.every((a) => a.statusCode === 200 && a.json().health_status === 'healthy'), 'every refresh answered with a result');
+  t.ok(
+    answers.every((a) => a.statusCode === 200 && a.json().health_status === 'healthy'),
+    'every refresh answered with a result',
+  );
   t.equal(srv.maxInFlight(), 1, 'one check of the server at a time');
   t.ok(srv.initializeCount() < 1 + 12, 'refreshes joined running checks instead of starting their own');
 });
 
 t.test('a refresh after a credential update does not reuse the check of the old credential', async (t) => {
-  const srv = await startControlledServer({ tools: [ADD], auth: { header: 'authorization', value: 'Bearer old', status: 401 } });
+  const srv = await startControlledServer({
+    tools: [ADD],
+    auth: { header: 'authorization', value: 'Bearer old', status: 401 },
+  });
   t.teardown(() => srv.stop());
   const { app, admin } = await setup(t, {});
-  await registerServer(t, app, admin, { name: 'Rotating', path: '/rotating', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'old' });
+  await registerServer(t, app, admin, {
+    name: 'Rotating',
+    path: '/rotating',
+    proxy_pass_url: srv.base,
+    auth_scheme: 'bearer',
+    auth_credential: 'old',
+  });
   await until('first check', async () => (await server(app, admin, '/rotating')).health_status === 'healthy');
 
   srv.behaviour.initDelayMs = 500;
@@ -105,7 +133,12 @@ t.test('a refresh after a credential update does not reuse the check of the old 
   await until('the old-credential check in flight', () => srv.inFlight() === 1);
   // The backend rotates while that check runs, and the operator stores the new credential.
   srv.behaviour.auth = { header: 'authorization', value: 'Bearer new', status: 401 };
-  const upd = await app.inject({ method: 'PATCH', url: '/api/servers/rotating/auth-credential', headers: admin, payload: { auth_scheme: 'bearer', auth_credential: 'new' } });
+  const upd = await app.inject({
+    method: 'PATCH',
+    url: '/api/servers/rotating/auth-credential',
+    headers: admin,
+    payload: { auth_scheme: 'bearer', auth_credential: 'new' },
+  });
   t.equal(upd.statusCode, 200, upd.body);
   const after = await app.inject({ method: 'POST', url: '/api/servers/rotating/refresh', headers: admin });
   t.equal((await running).json().health_status, 'auth-expired', 'the check that started with the old credential');
@@ -117,21 +150,42 @@ t.test('a refresh after a credential update does not reuse the check of the old 
 });
 
 t.test('a refresh is never overwritten by an older sweep result still waiting to be written', async (t) => {
-  const srv = await startControlledServer({ tools: [ADD], auth: { header: 'authorization', value: 'Bearer old', status: 401 } });
+  const srv = await startControlledServer({
+    tools: [ADD],
+    auth: { header: 'authorization', value: 'Bearer old', status: 401 },
+  });
   const slow = await startControlledServer({ tools: [ADD] });
   t.teardown(() => Promise.all([srv.stop(), slow.stop()]));
   const { app, admin } = await setup(t, {});
-  await registerServer(t, app, admin, { name: 'Rotating', path: '/a-rotating', proxy_pass_url: srv.base, auth_scheme: 'bearer', auth_credential: 'old' });
+  await registerServer(t, app, admin, {
+    name: 'Rotating',
+    path: '/a-rotating',
+    proxy_pass_url: srv.base,
+    auth_scheme: 'bearer',
+    auth_credential: 'old',
+  });
   await registerServer(t, app, admin, { name: 'Slow', path: '/b-slow', proxy_pass_url: slow.base });
-  await until('first checks', async () => (await server(app, admin, '/a-rotating')).health_status === 'healthy' && (await server(app, admin, '/b-slow')).health_status === 'healthy');
+  await until(
+    'first checks',
+    async () =>
+      (await server(app, admin, '/a-rotating')).health_status === 'healthy' &&
+      (await server(app, admin, '/b-slow')).health_status === 'healthy',
+  );
 
   // The backend rotates; a sweep finds the stale credential, and its result waits in the sweep's write batch (the slow server keeps the sweep open).
   srv.behaviour.auth = { header: 'authorization', value: 'Bearer new', status: 401 };
   slow.behaviour.initDelayMs = 1500;
   const refused = srv.seen.length;
   const sweep = app.inject({ method: 'POST', url: '/api/internal/healthcheck', headers: adminBasic(app) });
-  await until('the sweep probed the stale credential', () => srv.seen.slice(refused).some((r) => r.headers.authorization === 'Bearer old'));
-  const upd = await app.inject({ method: 'PATCH', url: '/api/servers/a-rotating/auth-credential', headers: admin, payload: { auth_scheme: 'bearer', auth_credential: 'new' } });
+  await until('the sweep probed the stale credential', () =>
+    srv.seen.slice(refused).some((r) => r.headers.authorization === 'Bearer old'),
+  );
+  const upd = await app.inject({
+    method: 'PATCH',
+    url: '/api/servers/a-rotating/auth-credential',
+    headers: admin,
+    payload: { auth_scheme: 'bearer', auth_credential: 'new' },
+  });
   t.equal(upd.statusCode, 200, upd.body);
   const refreshed = await app.inject({ method: 'POST', url: '/api/servers/a-rotating/refresh', headers: admin });
   t.equal(refreshed.json().health_status, 'healthy', 'the refresh checked the new credential');

@@ -45,10 +45,12 @@ function compare(text: string): { scanned: RpcCall[] | undefined; problem?: stri
   const shown = JSON.stringify(text).slice(0, 200);
   if (scanned !== undefined) {
     if (want === 'invalid') return { scanned, problem: `the scanner took text JSON.parse refuses: ${shown}` };
-    if (JSON.stringify(scanned) !== JSON.stringify(want)) return { scanned, problem: `${shown}: scanned ${JSON.stringify(scanned)}, JSON.parse ${JSON.stringify(want)}` };
+    if (JSON.stringify(scanned) !== JSON.stringify(want))
+      return { scanned, problem: `${shown}: scanned ${JSON.stringify(scanned)}, JSON.parse ${JSON.stringify(want)}` };
   }
   // Through the function /validate calls, the answer is JSON.parse's, whichever path it takes.
-  if (want !== 'invalid' && JSON.stringify(rpcCallsOf(text)) !== JSON.stringify(want)) return { scanned, problem: `${shown}: rpcCallsOf differs from JSON.parse` };
+  if (want !== 'invalid' && JSON.stringify(rpcCallsOf(text)) !== JSON.stringify(want))
+    return { scanned, problem: `${shown}: rpcCallsOf differs from JSON.parse` };
   return { scanned };
 }
 
@@ -125,11 +127,16 @@ t.test('fixed cases: what it takes matches JSON.parse, and what it leaves to JSO
     `${'['.repeat(65)}${']'.repeat(65)}`,
     Buffer.from('{"method":"tools/call","params":{"name":"b64"}}').toString('base64'),
   ];
-  for (const text of refused) t.equal(checkOne(t, text), undefined, `left to JSON.parse: ${JSON.stringify(text).slice(0, 80)}`);
+  for (const text of refused)
+    t.equal(checkOne(t, text), undefined, `left to JSON.parse: ${JSON.stringify(text).slice(0, 80)}`);
 
   // Escapes and base64 are still read, by the fallback, exactly as JSON.parse reads them.
-  t.strictSame(rpcCallsOf('{"m\\u0065thod":"tools/call","params":{"n\\u0061me":"t"}}'), [{ method: 'tools/call', tool: 't' }]);
-  t.strictSame(rpcCallsOf(Buffer.from('{"method":"tools/call","params":{"name":"b64"}}').toString('base64')), [{ method: 'tools/call', tool: 'b64' }]);
+  t.strictSame(rpcCallsOf('{"m\\u0065thod":"tools/call","params":{"n\\u0061me":"t"}}'), [
+    { method: 'tools/call', tool: 't' },
+  ]);
+  t.strictSame(rpcCallsOf(Buffer.from('{"method":"tools/call","params":{"name":"b64"}}').toString('base64')), [
+    { method: 'tools/call', tool: 'b64' },
+  ]);
   t.strictSame(rpcCallsOf(`${'['.repeat(63)}${']'.repeat(63)}`), []);
   t.not(scanRpcCalls(`${'['.repeat(63)}${']'.repeat(63)}`), undefined, 'nesting up to the limit is taken');
 });
@@ -137,8 +144,39 @@ t.test('fixed cases: what it takes matches JSON.parse, and what it leaves to JSO
 /** Random JSON text as members and tokens, so duplicate keys and odd spacing can be written (JSON.stringify cannot). */
 function generator(rand: () => number) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
-  const KEYS = ['method', 'params', 'name', 'jsonrpc', 'id', 'arguments', 'x', '__proto__', 'methods', 'Method', 'nam', 'méthode', ''];
-  const PLAIN_STRINGS = ['tools/call', 'tools/list', 'initialize', 'current_time', 'a b', 'é', '日本', '', 'name', 'method', '{', '}', '[', ']', ':', ','];
+  const KEYS = [
+    'method',
+    'params',
+    'name',
+    'jsonrpc',
+    'id',
+    'arguments',
+    'x',
+    '__proto__',
+    'methods',
+    'Method',
+    'nam',
+    'méthode',
+    '',
+  ];
+  const PLAIN_STRINGS = [
+    'tools/call',
+    'tools/list',
+    'initialize',
+    'current_time',
+    'a b',
+    'é',
+    '日本',
+    '',
+    'name',
+    'method',
+    '{',
+    '}',
+    '[',
+    ']',
+    ':',
+    ',',
+  ];
   const ESCAPED_STRINGS = ['tools\\/call', 'a\\"b', '\\\\', '\\u0041', '\\ud83d\\ude00', '\\n\\t', '\\u00e9'];
   const NUMBERS = ['0', '-0', '1', '-12', '3.25', '1e3', '-2.5E-3', '1E+2', '10', '123456789012345678901234567890'];
   const space = () => (rand() < 0.7 ? '' : rand() < 0.97 ? pick([' ', '  ']) : pick([' \t', '\n', '\r\n ']));
@@ -175,7 +213,12 @@ function generator(rand: () => number) {
     const n = Math.floor(rand() * 5);
     const members: string[] = [];
     for (let i = 0; i < n; i++) {
-      const key = role === 'call' ? pick(['method', 'params', 'method', 'params', ...KEYS]) : role === 'params' ? pick(['name', 'name', 'arguments', ...KEYS]) : pick(KEYS);
+      const key =
+        role === 'call'
+          ? pick(['method', 'params', 'method', 'params', ...KEYS])
+          : role === 'params'
+            ? pick(['name', 'name', 'arguments', ...KEYS])
+            : pick(KEYS);
       let keyText = `"${key}"`;
       if (key && rand() < 0.03) {
         plain = false;
@@ -188,7 +231,10 @@ function generator(rand: () => number) {
   return {
     body(): { text: string; plain: boolean } {
       plain = true;
-      const text = rand() < 0.3 ? `[${Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `${space()}${rand() < 0.85 ? object(1, 'call') : value(1, 'other')}${space()}`).join(',')}]` : `${space()}${object(0, 'call')}${space()}`;
+      const text =
+        rand() < 0.3
+          ? `[${Array.from({ length: 1 + Math.floor(rand() * 3) }, () => `${space()}${rand() < 0.85 ? object(1, 'call') : value(1, 'other')}${space()}`).join(',')}]`
+          : `${space()}${object(0, 'call')}${space()}`;
       // Tabs and line breaks send the whole text to JSON.parse (a header holds none).
       return { text, plain: plain && !/[\t\n\r]/.test(text) };
     },
@@ -213,7 +259,10 @@ t.test('generated bodies: taken ones read as JSON.parse reads them, and plain on
     if (scanned !== undefined) taken++;
   }
   t.strictSame(problems, [], 'every generated body reads the same both ways');
-  t.ok(plainBodies > 2000 && taken >= plainBodies, `most generated bodies are plain and taken (${taken} of 5000, ${plainBodies} plain)`);
+  t.ok(
+    plainBodies > 2000 && taken >= plainBodies,
+    `most generated bodies are plain and taken (${taken} of 5000, ${plainBodies} plain)`,
+  );
 });
 
 t.test('broken bodies: truncated, cut and spliced copies never read differently', async (t) => {

@@ -7,8 +7,11 @@ import { openStore } from '../../core/store.ts';
 t.test('POST /api/tokens/generate', async (t) => {
   const app = await makeApp(t, { registry: { admin_password: 'admin-pass-for-tests' } });
   const admin = await asUser(app, ['mcp-registry-admin', 'mcp-registry-user'], 'ada');
-  const restricted = { authorization: `Bearer ${await mintToken(app, { username: 'rita', groups: ['mcp-servers-restricted'] })}` };
-  const gen = (headers: Record<string, string>, payload: unknown) => app.inject({ method: 'POST', url: '/api/tokens/generate', headers, payload: payload as object });
+  const restricted = {
+    authorization: `Bearer ${await mintToken(app, { username: 'rita', groups: ['mcp-servers-restricted'] })}`,
+  };
+  const gen = (headers: Record<string, string>, payload: unknown) =>
+    app.inject({ method: 'POST', url: '/api/tokens/generate', headers, payload: payload as object });
 
   t.test('defaults: all of the caller scopes, 8 h, token_kind user, the reference claims', async (t) => {
     const res = await gen(admin, {});
@@ -37,7 +40,10 @@ t.test('POST /api/tokens/generate', async (t) => {
     let res = await gen(admin, { requested_scopes: ['mcp-registry-user'] });
     t.equal(res.statusCode, 200);
     t.equal(res.json().scope, 'mcp-registry-user');
-    const narrowed = await app.inject({ url: '/api/auth/me', headers: { authorization: `Bearer ${res.json().access_token}` } });
+    const narrowed = await app.inject({
+      url: '/api/auth/me',
+      headers: { authorization: `Bearer ${res.json().access_token}` },
+    });
     t.equal(narrowed.json().is_admin, false, 'the narrowed token is not admin');
     res = await gen(restricted, { requested_scopes: ['mcp-registry-admin'] });
     t.equal(res.statusCode, 403);
@@ -65,7 +71,10 @@ t.test('POST /api/tokens/generate', async (t) => {
   });
 
   t.test('resource binding: normalised ids, token_kind resource, claims', async (t) => {
-    const res = await gen(admin, { resource: { type: 'server', id: '//currenttime/' }, description: 'CI for currenttime' });
+    const res = await gen(admin, {
+      resource: { type: 'server', id: '//currenttime/' },
+      description: 'CI for currenttime',
+    });
     t.equal(res.statusCode, 200);
     const c = decodeJwt(res.json().access_token);
     t.equal(c.token_kind, 'resource');
@@ -76,7 +85,18 @@ t.test('POST /api/tokens/generate', async (t) => {
   });
 
   t.test('resource id rejections (400) and shape errors (422)', async (t) => {
-    for (const id of ['../etc', 'a/../b', 'a%2Fb', 'a%2e%2e', 'bad\u0000id', 'tab\tid', 'nl\nid', '\u007f', '///', '']) {
+    for (const id of [
+      '../etc',
+      'a/../b',
+      'a%2Fb',
+      'a%2e%2e',
+      'bad\u0000id',
+      'tab\tid',
+      'nl\nid',
+      '\u007f',
+      '///',
+      '',
+    ]) {
       const res = await gen(admin, { resource: { type: 'server', id } });
       t.equal(res.statusCode, 400, JSON.stringify(id));
       t.equal(res.json().code, 'SB_ERR_TOKEN_RESOURCE_ID');
@@ -110,11 +130,19 @@ t.test('POST /api/tokens/generate', async (t) => {
   t.test('who may mint: no credentials 401, bound tokens 403, session needs CSRF', async (t) => {
     let res = await gen({}, {});
     t.equal(res.statusCode, 401);
-    const bound = await mintToken(app, { username: 'ada', scopes: ['mcp-registry-admin'], resource: { type: 'server', id: 'currenttime' } });
+    const bound = await mintToken(app, {
+      username: 'ada',
+      scopes: ['mcp-registry-admin'],
+      resource: { type: 'server', id: 'currenttime' },
+    });
     res = await gen({ authorization: `Bearer ${bound}` }, {});
     t.equal(res.statusCode, 403);
     t.equal(res.json().code, 'SB_ERR_TOKEN_RESOURCE_BOUND');
-    const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'admin-pass-for-tests' } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'admin', password: 'admin-pass-for-tests' },
+    });
     const cookies = (login.headers['set-cookie'] as string[]).map((c) => c.split(';')[0]);
     const cookie = cookies.join('; ');
     res = await gen({ cookie }, {});
@@ -131,8 +159,16 @@ t.test('POST /api/tokens/generate', async (t) => {
 
 t.test('429 past the per-user hourly limit, counted in the shared store', async (t) => {
   const store = await openStore({ backend: 'memory' });
-  const a = await makeApp(t, { registry: { token_mint_limit_per_hour: 3, secret_key: 'shared-secret-key-for-replicas' } }, { store });
-  const b = await makeApp(t, { registry: { token_mint_limit_per_hour: 3, secret_key: 'shared-secret-key-for-replicas' } }, { store });
+  const a = await makeApp(
+    t,
+    { registry: { token_mint_limit_per_hour: 3, secret_key: 'shared-secret-key-for-replicas' } },
+    { store },
+  );
+  const b = await makeApp(
+    t,
+    { registry: { token_mint_limit_per_hour: 3, secret_key: 'shared-secret-key-for-replicas' } },
+    { store },
+  );
   const h = await asUser(a, ['mcp-registry-user'], 'lim');
   const gen = (app: typeof a) => app.inject({ method: 'POST', url: '/api/tokens/generate', headers: h, payload: {} });
   t.equal((await gen(a)).statusCode, 200);
@@ -142,11 +178,18 @@ t.test('429 past the per-user hourly limit, counted in the shared store', async 
   t.equal(res.statusCode, 429);
   t.equal(res.json().code, 'SB_ERR_TOKEN_RATE_LIMIT');
   const other = await asUser(a, ['mcp-registry-user'], 'someone-else');
-  t.equal((await a.inject({ method: 'POST', url: '/api/tokens/generate', headers: other, payload: {} })).statusCode, 200, 'per user');
+  t.equal(
+    (await a.inject({ method: 'POST', url: '/api/tokens/generate', headers: other, payload: {} })).statusCode,
+    200,
+    'per user',
+  );
 });
 
 t.test('the mint limit holds across replicas sharing Redis', async (t) => {
-  const stores = [await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' }), await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' })];
+  const stores = [
+    await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' }),
+    await openStore({ backend: 'redis', url: 'redis://127.0.0.1:6379' }),
+  ];
   t.teardown(() => Promise.all(stores.map((s) => s.close())));
   const cfg = { registry: { token_mint_limit_per_hour: 2, secret_key: 'shared-secret-key-for-redis-replicas' } };
   const [a, b] = [await makeApp(t, cfg, { store: stores[0] }), await makeApp(t, cfg, { store: stores[1] })];

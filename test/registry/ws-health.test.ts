@@ -35,7 +35,9 @@ function feed(t: Test, url: string, headers: Record<string, string> = {}) {
     if (text.startsWith('{')) messages.push(JSON.parse(text) as Message);
     wake();
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   ws.on('error', () => {});
   t.teardown(() => ws.close());
   const until = async <T>(pred: () => T | undefined, label: string): Promise<T> => {
@@ -54,13 +56,23 @@ function feed(t: Test, url: string, headers: Record<string, string> = {}) {
 
 // The stats need credentials like every registry API (issue 13).
 const stats = async (app: FastifyInstance) =>
-  (await app.inject({ method: 'GET', url: '/api/health/ws/stats', headers: await asUser(app, ['mcp-registry-user'], 'stats-reader') })).json() as {
+  (
+    await app.inject({
+      method: 'GET',
+      url: '/api/health/ws/stats',
+      headers: await asUser(app, ['mcp-registry-user'], 'stats-reader'),
+    })
+  ).json() as {
     active_connections: number;
     total_messages_sent: number;
     uptime_seconds: number;
   };
 
-async function statsUntil(app: FastifyInstance, pred: (s: Awaited<ReturnType<typeof stats>>) => boolean, label: string) {
+async function statsUntil(
+  app: FastifyInstance,
+  pred: (s: Awaited<ReturnType<typeof stats>>) => boolean,
+  label: string,
+) {
   for (let i = 0; i < 100; i++) {
     const s = await stats(app);
     if (pred(s)) return s;
@@ -72,14 +84,24 @@ async function statsUntil(app: FastifyInstance, pred: (s: Awaited<ReturnType<typ
 function isEntry(e: unknown): e is Entry {
   if (!e || typeof e !== 'object') return false;
   const x = e as Entry;
-  return typeof x.status === 'string' && (x.last_checked_iso === null || !Number.isNaN(Date.parse(x.last_checked_iso))) && Number.isInteger(x.num_tools);
+  return (
+    typeof x.status === 'string' &&
+    (x.last_checked_iso === null || !Number.isNaN(Date.parse(x.last_checked_iso))) &&
+    Number.isInteger(x.num_tools)
+  );
 }
 
 t.test('full status on connect, then a message on every change, keyed by service path', async (t) => {
   const { app, ws } = await listening(t);
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
   const down = await freePort();
-  const reg = (path: string) => app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { name: path.slice(1), description: 'd', path, proxy_pass_url: `http://127.0.0.1:${down}` } });
+  const reg = (path: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/servers/register',
+      headers: admin,
+      payload: { name: path.slice(1), description: 'd', path, proxy_pass_url: `http://127.0.0.1:${down}` },
+    });
   t.equal((await reg('/first')).statusCode, 201);
   await app.inject({ method: 'POST', url: '/api/servers/first/refresh', headers: admin });
 
@@ -92,16 +114,30 @@ t.test('full status on connect, then a message on every change, keyed by service
 
   // A new server: its entry arrives alone, keyed by its path, and again once checked.
   t.equal((await reg('/second')).statusCode, 201);
-  const checked = await client.until(() => client.messages.find((m) => m['/second']?.status.startsWith('unhealthy')), 'second checked');
+  const checked = await client.until(
+    () => client.messages.find((m) => m['/second']?.status.startsWith('unhealthy')),
+    'second checked',
+  );
   t.same(Object.keys(checked), ['/second'], 'a change message carries only what changed');
   t.ok(isEntry(checked['/second']));
   t.ok(checked['/second'].last_checked_iso);
 
-  const off = await app.inject({ method: 'POST', url: '/api/servers/toggle', headers: admin, payload: { path: '/first', new_state: false } });
+  const off = await app.inject({
+    method: 'POST',
+    url: '/api/servers/toggle',
+    headers: admin,
+    payload: { path: '/first', new_state: false },
+  });
   t.equal(off.statusCode, 200, off.body);
-  const disabled = await client.until(() => client.messages.find((m) => m['/first']?.status === 'disabled'), 'disabled');
+  const disabled = await client.until(
+    () => client.messages.find((m) => m['/first']?.status === 'disabled'),
+    'disabled',
+  );
   t.ok(isEntry(disabled['/first']));
-  t.notOk(client.texts.some((x) => /credential|password|secret/i.test(x)), 'no secrets on the feed');
+  t.notOk(
+    client.texts.some((x) => /credential|password|secret/i.test(x)),
+    'no secrets on the feed',
+  );
 });
 
 t.test('the session path admits a logged-in browser and refuses one without the cookie', async (t) => {
@@ -190,7 +226,8 @@ function silentPeer(url: URL) {
     socket.once('error', reject);
   });
   socket.write(
-    `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` + `Sec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    `GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${Buffer.from('0123456789abcdef').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   );
   return { socket, opcodes, open, ended };
 }
@@ -220,7 +257,12 @@ t.test('keep-alive: a peer that stops answering pings is dropped; stats follow c
 
   const sentBefore = (await stats(app)).total_messages_sent;
   const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
-  const reg = await app.inject({ method: 'POST', url: '/api/servers/register', headers: admin, payload: { name: 'x', description: 'd', path: '/x', proxy_pass_url: `http://127.0.0.1:${await freePort()}` } });
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/api/servers/register',
+    headers: admin,
+    payload: { name: 'x', description: 'd', path: '/x', proxy_pass_url: `http://127.0.0.1:${await freePort()}` },
+  });
   t.equal(reg.statusCode, 201, reg.body);
   await healthy.until(() => healthy.messages.find((m) => m['/x']), 'change broadcast');
   t.ok((await stats(app)).total_messages_sent > sentBefore, 'broadcasts are counted');
@@ -231,29 +273,32 @@ t.test('keep-alive: a peer that stops answering pings is dropped; stats follow c
   t.pass('a clean disconnect decrements active_connections');
 });
 
-t.test('an Upgrade to a route without a WebSocket handler gets its HTTP answer and then the socket is closed', async (t) => {
-  const { app } = await listening(t);
-  const port = (app.server.address() as { port: number }).port;
-  // Routes outside the WebSocket plugin's own scope: the ops surface, the platform and the registry.
-  for (const path of ['/healthz', '/api/v1/providers', '/validate']) {
-    const socket = tcpConnect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (d) => (text += d.toString()));
-    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    socket.write(
-      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
-    );
-    const timer = setTimeout(() => socket.destroy(new Error('still open')), 5000);
-    await closed;
-    clearTimeout(timer);
-    t.match(text, /^HTTP\/1\.1 (200|401) /, `${path}: the route's own answer, not a 101`);
-    t.notOk(socket.errored, `${path}: closed by the server, not by the 5 s guard`);
-  }
-  // The WebSocket routes themselves still upgrade.
-  const { ws } = feed(t, `ws://127.0.0.1:${port}/ws/health_status`);
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  t.pass('the live feed still upgrades');
-});
+t.test(
+  'an Upgrade to a route without a WebSocket handler gets its HTTP answer and then the socket is closed',
+  async (t) => {
+    const { app } = await listening(t);
+    const port = (app.server.address() as { port: number }).port;
+    // Routes outside the WebSocket plugin's own scope: the ops surface, the platform and the registry.
+    for (const path of ['/healthz', '/api/v1/providers', '/validate']) {
+      const socket = tcpConnect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d.toString()));
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
+      const timer = setTimeout(() => socket.destroy(new Error('still open')), 5000);
+      await closed;
+      clearTimeout(timer);
+      t.match(text, /^HTTP\/1\.1 (200|401) /, `${path}: the route's own answer, not a 101`);
+      t.notOk(socket.errored, `${path}: closed by the server, not by the 5 s guard`);
+    }
+    // The WebSocket routes themselves still upgrade.
+    const { ws } = feed(t, `ws://127.0.0.1:${port}/ws/health_status`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    t.pass('the live feed still upgrades');
+  },
+);

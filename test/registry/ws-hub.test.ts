@@ -10,7 +10,11 @@ import { HealthHub, type HealthEntry } from '../../plugins/registry/health/hub.t
 
 const entry = (status: string): HealthEntry => ({ status, last_checked_iso: new Date(0).toISOString(), num_tools: 1 });
 
-async function hubServer(t: Test, snapshot: () => Promise<Record<string, HealthEntry>>, opts: { max?: number; pingMs?: number } = {}) {
+async function hubServer(
+  t: Test,
+  snapshot: () => Promise<Record<string, HealthEntry>>,
+  opts: { max?: number; pingMs?: number } = {},
+) {
   const hub = new HealthHub(opts.max ?? 10, snapshot, opts.pingMs ?? 60_000);
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((r) => wss.once('listening', () => r()));
@@ -31,7 +35,9 @@ function client(t: Test, url: string) {
   const messages: Array<Record<string, HealthEntry>> = [];
   ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
   ws.on('error', () => {});
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+  );
   t.teardown(() => ws.terminate());
   return { ws, messages, closed };
 }
@@ -95,7 +101,9 @@ t.test('a client that stops reading is dropped once its backlog passes the bound
       }
     };
     peer.on('data', onData);
-    peer.write(`GET / HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('fedcba9876543210').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    peer.write(
+      `GET / HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.from('fedcba9876543210').toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
   });
   await until(() => hub.stats().active_connections === 1, 'peer admitted');
   const big = { '/big': { ...entry('healthy'), status: 'x'.repeat(256 * 1024) } };

@@ -12,7 +12,12 @@ const ctx = {} as ProviderContext;
 t.test('noop scanner passes the scanners suite, except detection', async (t) => {
   await scannersSuite(t as unknown as Runner, {
     make: async () => noopScanner.create('noop', {}, ctx),
-    skip: [{ reason: 'the noop scanner inspects nothing (capability analyzes is false), so it cannot flag anything', tests: [SCANNER_CASES.injection] }],
+    skip: [
+      {
+        reason: 'the noop scanner inspects nothing (capability analyzes is false), so it cannot flag anything',
+        tests: [SCANNER_CASES.injection],
+      },
+    ],
   });
 });
 

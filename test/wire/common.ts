@@ -43,10 +43,15 @@ export async function startWire(
   const server: Server = createServer(async (req, res) => {
     const body = req.method === 'POST' ? ((await readJsonBody<Record<string, unknown>>(req)) ?? {}) : {};
     requests.push({ path: req.url ?? '', headers: req.headers, body });
-    const b = req.url?.includes('/models') || req.url?.includes('/embeddings') ? ({ kind: 'text', text: DEFAULT_TEXT } as Behaviour) : (queue.shift() ?? defaultBehaviour(body));
+    const b =
+      req.url?.includes('/models') || req.url?.includes('/embeddings')
+        ? ({ kind: 'text', text: DEFAULT_TEXT } as Behaviour)
+        : (queue.shift() ?? defaultBehaviour(body));
     if (b.kind === 'hang') return; // never answers: the client's timeout must fire
     if (b.kind === 'status') {
-      res.writeHead(b.status, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody(b.status, b.message ?? `status ${b.status}`)));
+      res
+        .writeHead(b.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify(errorBody(b.status, b.message ?? `status ${b.status}`)));
       return;
     }
     handle(b, req, body, res);
@@ -67,9 +72,13 @@ export async function startWire(
 
 export function sse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+  for (const e of events)
+    res.write(
+      `${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`,
+    );
   res.end();
 }
 
 /** Split a string in pieces of `n` characters (how a model streams). */
-export const pieces = (s: string, n = 7) => Array.from({ length: Math.ceil(s.length / n) }, (_, i) => s.slice(i * n, i * n + n));
+export const pieces = (s: string, n = 7) =>
+  Array.from({ length: Math.ceil(s.length / n) }, (_, i) => s.slice(i * n, i * n + n));

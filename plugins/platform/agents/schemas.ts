@@ -1,7 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /** Agent names become tool names (`call_<name>`) and URL segments, so they stay tool-safe. */
-export const AgentName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,58}$', description: 'Letters, digits, - and _; at most 59 characters' });
+export const AgentName = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,58}$',
+  description: 'Letters, digits, - and _; at most 59 characters',
+});
 
 export const PrimitiveConfig = Type.Object(
   {
@@ -39,9 +42,14 @@ const specFields = {
   max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
   provider_overrides: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
   shared_namespaces: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
-  shared_with: Type.Array(Type.String({ minLength: 1 }), { default: [], description: '[] (owner only), ["*"] (everyone) or group names' }),
+  shared_with: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description: '[] (owner only), ["*"] (everyone) or group names',
+  }),
   /** The reference's flag; agent runs are always recorded and replayable here (ANCHOR-FACTS), so it is kept as given. */
-  checkpointing_enabled: Type.Optional(Type.Boolean({ description: 'Accepted for reference clients; runs are always checkpointed here' })),
+  checkpointing_enabled: Type.Optional(
+    Type.Boolean({ description: 'Accepted for reference clients; runs are always checkpointed here' }),
+  ),
 };
 
 /** A partial update must not fill absent fields with defaults. */
@@ -86,7 +94,12 @@ export type AgentSpec = Static<typeof AgentSpec>;
 export const AgentList = Type.Object({ agents: Type.Array(AgentSpec), total: Type.Integer() });
 export const NameParams = Type.Object({ name: Type.String() });
 export const SessionParams = Type.Object({ name: Type.String(), session_id: Type.String() });
-export const Deleted = Type.Object({ status: Type.Optional(Type.Literal('deleted')), deleted: Type.Boolean(), name: Type.Optional(Type.String()), session_id: Type.Optional(Type.String()) });
+export const Deleted = Type.Object({
+  status: Type.Optional(Type.Literal('deleted')),
+  deleted: Type.Boolean(),
+  name: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+});
 
 export const ChatRequest = Type.Object(
   {
@@ -125,15 +138,35 @@ export const SessionSummary = Type.Object({
 export type SessionSummary = Static<typeof SessionSummary>;
 export const SessionList = Type.Object({ agent_name: Type.String(), sessions: Type.Array(SessionSummary) });
 export const CleanupQuery = Type.Object({ keep: Type.Integer({ minimum: 0, default: 5 }) });
-export const CleanupResponse = Type.Object({ agent_name: Type.String(), deleted: Type.Array(Type.String()), kept: Type.Array(Type.String()) });
-export const StatusResponse = Type.Object({ agent_name: Type.String(), session_id: Type.String(), status: Type.Union([Type.Literal('running'), Type.Literal('idle')]), run_id: Type.Optional(Type.String()) });
-export const CancelResponse = Type.Object({ agent_name: Type.String(), session_id: Type.String(), run_id: Type.String(), status: Type.Literal('cancelled') });
+export const CleanupResponse = Type.Object({
+  agent_name: Type.String(),
+  deleted: Type.Array(Type.String()),
+  kept: Type.Array(Type.String()),
+});
+export const StatusResponse = Type.Object({
+  agent_name: Type.String(),
+  session_id: Type.String(),
+  status: Type.Union([Type.Literal('running'), Type.Literal('idle')]),
+  run_id: Type.Optional(Type.String()),
+});
+export const CancelResponse = Type.Object({
+  agent_name: Type.String(),
+  session_id: Type.String(),
+  run_id: Type.String(),
+  status: Type.Literal('cancelled'),
+});
 
-export const CatalogTool = Type.Object({ name: Type.String(), description: Type.String(), input_schema: Type.Record(Type.String(), Type.Unknown()) });
+export const CatalogTool = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  input_schema: Type.Record(Type.String(), Type.Unknown()),
+});
 export const ToolCatalogResponse = Type.Object({ primitives: Type.Record(Type.String(), Type.Array(CatalogTool)) });
 export const AgentToolList = Type.Object({
   agent_name: Type.String(),
-  tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), primitive: Type.String(), provider: Type.String() })),
+  tools: Type.Array(
+    Type.Object({ name: Type.String(), description: Type.String(), primitive: Type.String(), provider: Type.String() }),
+  ),
 });
 export const AgentMemoryResponse = Type.Object({
   agent_name: Type.String(),
@@ -150,4 +183,7 @@ export const AgentMemoryResponse = Type.Object({
 });
 
 /** SSE routes document their body as text; each line is `data: <json>`. */
-export const EventStream = { description: 'text/event-stream of `data: <json>` lines', content: { 'text/event-stream': { schema: Type.String() } } };
+export const EventStream = {
+  description: 'text/event-stream of `data: <json>` lines',
+  content: { 'text/event-stream': { schema: Type.String() } },
+};

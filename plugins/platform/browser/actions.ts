@@ -43,8 +43,13 @@ const actions: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/sessions/:session_id/navigate',
-    { schema: { tags, summary: 'Navigate to a URL', params, body: NavigateRequest, response: { 200: NavigateResult } } },
-    async (request) => run(request, 'navigation', 'navigation', (p, id) => p.navigate(id, request.body.url, { timeoutMs: request.body.timeout_ms })),
+    {
+      schema: { tags, summary: 'Navigate to a URL', params, body: NavigateRequest, response: { 200: NavigateResult } },
+    },
+    async (request) =>
+      run(request, 'navigation', 'navigation', (p, id) =>
+        p.navigate(id, request.body.url, { timeoutMs: request.body.timeout_ms }),
+      ),
   );
   app.get(
     '/sessions/:session_id/screenshot',
@@ -53,11 +58,14 @@ const actions: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'PNG screenshot of the page, base64',
         params,
-        querystring: Type.Object({ full_page: Type.Boolean({ default: false, description: 'The whole page instead of the viewport' }) }),
+        querystring: Type.Object({
+          full_page: Type.Boolean({ default: false, description: 'The whole page instead of the viewport' }),
+        }),
         response: { 200: Screenshot },
       },
     },
-    async (request) => run(request, 'screenshots', 'screenshots', (p, id) => p.screenshot(id, { fullPage: request.query.full_page })),
+    async (request) =>
+      run(request, 'screenshots', 'screenshots', (p, id) => p.screenshot(id, { fullPage: request.query.full_page })),
   );
   app.get(
     '/sessions/:session_id/content',
@@ -66,18 +74,44 @@ const actions: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.post(
     '/sessions/:session_id/click',
-    { schema: { tags, summary: 'Click the element matching a selector', params, body: ClickRequest, response: { 200: ActionResult } } },
+    {
+      schema: {
+        tags,
+        summary: 'Click the element matching a selector',
+        params,
+        body: ClickRequest,
+        response: { 200: ActionResult },
+      },
+    },
     async (request) => run(request, 'navigation', 'clicking', (p, id) => p.click(id, request.body.selector)),
   );
   app.post(
     '/sessions/:session_id/type',
-    { schema: { tags, summary: 'Type text into the element matching a selector', params, body: TypeRequest, response: { 200: ActionResult } } },
-    async (request) => run(request, 'navigation', 'typing', (p, id) => p.typeText(id, request.body.selector, request.body.text)),
+    {
+      schema: {
+        tags,
+        summary: 'Type text into the element matching a selector',
+        params,
+        body: TypeRequest,
+        response: { 200: ActionResult },
+      },
+    },
+    async (request) =>
+      run(request, 'navigation', 'typing', (p, id) => p.typeText(id, request.body.selector, request.body.text)),
   );
   app.post(
     '/sessions/:session_id/evaluate',
-    { schema: { tags, summary: 'Evaluate a JavaScript expression in the page', params, body: EvaluateRequest, response: { 200: EvaluateResult } } },
-    async (request) => run(request, 'evaluate', 'evaluating JavaScript', (p, id) => p.evaluate(id, request.body.expression)),
+    {
+      schema: {
+        tags,
+        summary: 'Evaluate a JavaScript expression in the page',
+        params,
+        body: EvaluateRequest,
+        response: { 200: EvaluateResult },
+      },
+    },
+    async (request) =>
+      run(request, 'evaluate', 'evaluating JavaScript', (p, id) => p.evaluate(id, request.body.expression)),
   );
 };
 

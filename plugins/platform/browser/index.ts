@@ -19,7 +19,12 @@ const routes: FastifyPluginAsyncTypebox<{ signer: LiveViewSigner }> = async (app
   app.post(
     '/sessions',
     {
-      schema: { tags, summary: 'Start a browser session', body: StartSessionRequest, response: { 201: BrowserSession } },
+      schema: {
+        tags,
+        summary: 'Start a browser session',
+        body: StartSessionRequest,
+        response: { 201: BrowserSession },
+      },
       // Every field of the start request is optional, so an empty POST is a valid request.
       preValidation: async (request) => {
         request.body ??= {};
@@ -30,19 +35,32 @@ const routes: FastifyPluginAsyncTypebox<{ signer: LiveViewSigner }> = async (app
       requireCapability(provider, 'sessions', 'browser sessions');
       const body = request.body;
       if (body.session_id && (await provider.getSession(body.session_id))) {
-        throw conflict('SB_ERR_BROWSER_SESSION_EXISTS', `Browser session '${body.session_id}' already exists; omit session_id to get a generated one`);
+        throw conflict(
+          'SB_ERR_BROWSER_SESSION_EXISTS',
+          `Browser session '${body.session_id}' already exists; omit session_id to get a generated one`,
+        );
       }
       const session = await provider.startSession(principalOf(request).id, body);
       return reply.code(201).send(session);
     },
   );
 
-  app.get('/sessions', { schema: { tags, summary: 'List browser sessions (non-admins see only their own)', response: { 200: SessionList } } }, async (request) => {
-    const provider = browserFor(app.sb, request);
-    requireCapability(provider, 'sessions', 'browser sessions');
-    const p = principalOf(request);
-    return { sessions: await provider.listSessions(p.is_admin ? undefined : p.id) };
-  });
+  app.get(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'List browser sessions (non-admins see only their own)',
+        response: { 200: SessionList },
+      },
+    },
+    async (request) => {
+      const provider = browserFor(app.sb, request);
+      requireCapability(provider, 'sessions', 'browser sessions');
+      const p = principalOf(request);
+      return { sessions: await provider.listSessions(p.is_admin ? undefined : p.id) };
+    },
+  );
 
   app.get(
     '/sessions/:session_id',
@@ -73,7 +91,14 @@ const routes: FastifyPluginAsyncTypebox<{ signer: LiveViewSigner }> = async (app
         tags,
         summary: 'A live view URL of the session',
         params: SessionParams,
-        querystring: Type.Object({ expires: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Seconds the URL stays valid' }) }),
+        querystring: Type.Object({
+          expires: Type.Integer({
+            minimum: 1,
+            maximum: 3600,
+            default: 300,
+            description: 'Seconds the URL stays valid',
+          }),
+        }),
         response: { 200: LiveView },
       },
     },

@@ -26,12 +26,18 @@ export class LiveViewSigner {
   verify(provider: string, sessionId: string, exp: number, sig: string): void {
     const want = Buffer.from(this.mac(provider, sessionId, exp));
     const got = Buffer.from(sig);
-    if (got.length !== want.length || !timingSafeEqual(got, want)) throw forbidden('SB_ERR_LIVE_VIEW_INVALID', 'This live-view link is not valid; ask for a new one');
-    if (exp * 1000 < Date.now()) throw forbidden('SB_ERR_LIVE_VIEW_EXPIRED', 'This live-view link has expired; ask for a new one');
+    if (got.length !== want.length || !timingSafeEqual(got, want))
+      throw forbidden('SB_ERR_LIVE_VIEW_INVALID', 'This live-view link is not valid; ask for a new one');
+    if (exp * 1000 < Date.now())
+      throw forbidden('SB_ERR_LIVE_VIEW_EXPIRED', 'This live-view link has expired; ask for a new one');
   }
 }
 
-const Query = Type.Object({ p: Type.String({ minLength: 1 }), exp: Type.Integer(), sig: Type.String({ minLength: 1 }) });
+const Query = Type.Object({
+  p: Type.String({ minLength: 1 }),
+  exp: Type.Integer(),
+  sig: Type.String({ minLength: 1 }),
+});
 const Params = Type.Object({ session_id: Type.String({ minLength: 1 }) });
 
 function viewerPage(framesUrl: string, sessionId: string, nonce: string): string {
@@ -52,7 +58,10 @@ es.onerror = () => { state.textContent = 'disconnected (the link may have expire
  * The viewer and its frame stream. Registered outside the /api/v1 auth scope: the signed link is the only
  * credential, so it can be opened in any browser.
  */
-export function liveViewRoutes(signer: LiveViewSigner, providerOf: (name: string) => BrowserProvider | undefined): FastifyPluginAsyncTypebox {
+export function liveViewRoutes(
+  signer: LiveViewSigner,
+  providerOf: (name: string) => BrowserProvider | undefined,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     const sse = new SseStreams();
     app.addHook('onClose', async () => sse.closeAll());
@@ -65,7 +74,15 @@ export function liveViewRoutes(signer: LiveViewSigner, providerOf: (name: string
 
     app.get(
       '/:session_id',
-      { schema: { tags: ['browser'], summary: 'Live view of a browser session (signed link)', params: Params, querystring: Query, response: { 200: Type.String() } } },
+      {
+        schema: {
+          tags: ['browser'],
+          summary: 'Live view of a browser session (signed link)',
+          params: Params,
+          querystring: Query,
+          response: { 200: Type.String() },
+        },
+      },
       async (request, reply) => {
         check(request.params, request.query);
         const nonce = randomBytes(12).toString('base64');
@@ -73,7 +90,10 @@ export function liveViewRoutes(signer: LiveViewSigner, providerOf: (name: string
         const frames = `${encodeURIComponent(request.params.session_id)}/frames?${q}`;
         return reply
           .type('text/html; charset=utf-8')
-          .header('content-security-policy', `default-src 'none'; img-src data:; connect-src 'self'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'`)
+          .header(
+            'content-security-policy',
+            `default-src 'none'; img-src data:; connect-src 'self'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'`,
+          )
           .header('referrer-policy', 'no-referrer')
           .send(viewerPage(frames, request.params.session_id, nonce));
       },
@@ -93,7 +113,8 @@ export function liveViewRoutes(signer: LiveViewSigner, providerOf: (name: string
       async (request, reply) => {
         const provider = check(request.params, request.query);
         const id = request.params.session_id;
-        if (!(await provider.getSession(id))) throw notFound('SB_ERR_BROWSER_SESSION_NOT_FOUND', `Browser session '${id}' not found`);
+        if (!(await provider.getSession(id)))
+          throw notFound('SB_ERR_BROWSER_SESSION_NOT_FOUND', `Browser session '${id}' not found`);
         const stream = sse.start(request, reply);
         let stop = () => {};
         // The link's expiry ends the stream too, not only new connections.

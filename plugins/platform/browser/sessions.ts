@@ -5,7 +5,8 @@ import type { BrowserProvider, BrowserSession } from '../../../core/primitives/b
 import type { SwitchboardContext } from '../../context.ts';
 import { mayChange } from '../ownership.ts';
 
-export const browserFor = (sb: SwitchboardContext, request: FastifyRequest) => sb.providers.resolve<BrowserProvider>('browser', request.headers);
+export const browserFor = (sb: SwitchboardContext, request: FastifyRequest) =>
+  sb.providers.resolve<BrowserProvider>('browser', request.headers);
 
 export function principalOf(request: FastifyRequest): Principal {
   // The /api/v1 auth hook runs first and refuses requests it cannot identify.
@@ -17,11 +18,18 @@ export function principalOf(request: FastifyRequest): Principal {
  * the interaction endpoints answer 400 (spec 4.3). Someone else's session is
  * 403 for non-admins (spec 5.3).
  */
-export async function ownedSession(provider: BrowserProvider, sessionId: string, principal: Principal, missing: 404 | 400): Promise<BrowserSession> {
+export async function ownedSession(
+  provider: BrowserProvider,
+  sessionId: string,
+  principal: Principal,
+  missing: 404 | 400,
+): Promise<BrowserSession> {
   const session = await provider.getSession(sessionId);
   if (!session) {
     const detail = `Browser session '${sessionId}' not found`;
-    throw missing === 404 ? notFound('SB_ERR_BROWSER_SESSION_NOT_FOUND', detail) : badRequest('SB_ERR_BROWSER_SESSION_NOT_FOUND', detail);
+    throw missing === 404
+      ? notFound('SB_ERR_BROWSER_SESSION_NOT_FOUND', detail)
+      : badRequest('SB_ERR_BROWSER_SESSION_NOT_FOUND', detail);
   }
   // Sessions are private: no sharing, so use is the change rule of plugins/platform/ownership.ts.
   if (!mayChange(session, principal)) {

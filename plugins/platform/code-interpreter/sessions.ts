@@ -9,7 +9,12 @@ import { ownership } from '../ownership.ts';
  * private to their creator and admins (plugins/platform/ownership.ts). `change`
  * is for stopping it, the same rule today but kept apart should sessions gain sharing.
  */
-export async function existingSession(request: FastifyRequest, p: CodeInterpreterProvider, sessionId: string, change = false): Promise<CodeSession> {
+export async function existingSession(
+  request: FastifyRequest,
+  p: CodeInterpreterProvider,
+  sessionId: string,
+  change = false,
+): Promise<CodeSession> {
   const s = await p.getSession(sessionId);
   if (!s) throw notFound('SB_ERR_CODE_SESSION_NOT_FOUND', `Code interpreter session '${sessionId}' not found`);
   const { ledger, who } = ownership(request);

@@ -38,10 +38,12 @@ export function credentialVault(store: Store, encryptionKey: string): Credential
     }
   };
   const maskAll = (sealed: Attributes): Attributes =>
-    Object.fromEntries(Object.entries(sealed).map(([k, v]) => {
-      const clear = open(v);
-      return [k, clear === undefined ? '****' : mask(clear)];
-    }));
+    Object.fromEntries(
+      Object.entries(sealed).map(([k, v]) => {
+        const clear = open(v);
+        return [k, clear === undefined ? '****' : mask(clear)];
+      }),
+    );
   return {
     async masked(id) {
       return maskAll((await col.get(id)) ?? {});

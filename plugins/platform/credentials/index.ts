@@ -8,7 +8,12 @@ import { credentialsSettings, type CredentialsSettings } from './settings.ts';
 
 const tags = ['credentials'];
 const ATTRIBUTE_NAME = '^[A-Za-z0-9_.:-]{1,128}$';
-const MaskedAttributes = Type.Object({ attributes: Type.Record(Type.String(), Type.String({ description: 'Masked: only the last 4 characters are visible' })) });
+const MaskedAttributes = Type.Object({
+  attributes: Type.Record(
+    Type.String(),
+    Type.String({ description: 'Masked: only the last 4 characters are visible' }),
+  ),
+});
 const WriteAttributes = Type.Object({
   // Spelled out because a TypeBox Record drops the key pattern.
   attributes: Type.Unsafe<Record<string, string>>({
@@ -20,7 +25,12 @@ const WriteAttributes = Type.Object({
     description: "Attribute names: 1-128 of letters, digits, '_', '.', ':', '-'",
   }),
 });
-const Source = Type.Union([Type.Literal('oidc'), Type.Literal('headers'), Type.Literal('server'), Type.Literal('none')]);
+const Source = Type.Union([
+  Type.Literal('oidc'),
+  Type.Literal('headers'),
+  Type.Literal('server'),
+  Type.Literal('none'),
+]);
 const Status = Type.Object({
   source: Source,
   aws_configured: Type.Boolean(),
@@ -33,7 +43,11 @@ const Status = Type.Object({
  * own in `always` mode; otherwise pass-through headers, then the caller's
  * stored profile attributes, then the server's in `fallback` mode.
  */
-function resolveSource(settings: CredentialsSettings, hasHeaders: boolean, hasProfile: boolean): 'oidc' | 'headers' | 'server' | 'none' {
+function resolveSource(
+  settings: CredentialsSettings,
+  hasHeaders: boolean,
+  hasProfile: boolean,
+): 'oidc' | 'headers' | 'server' | 'none' {
   if (settings.server_credentials === 'always') return 'server';
   if (hasHeaders) return 'headers';
   if (hasProfile) return 'oidc';
@@ -41,7 +55,10 @@ function resolveSource(settings: CredentialsSettings, hasHeaders: boolean, hasPr
 }
 
 // The reference answers writes and deletes with {status}; its client reads them as JSON.
-const WriteAnswer = Type.Object({ status: Type.Literal('updated'), attributes: MaskedAttributes.properties.attributes });
+const WriteAnswer = Type.Object({
+  status: Type.Literal('updated'),
+  attributes: MaskedAttributes.properties.attributes,
+});
 const DeleteAnswer = Type.Object({ status: Type.Literal('deleted'), key: Type.String() });
 
 /** /api/v1/credentials: the caller's own credential attributes, never shown unmasked. */
@@ -51,37 +68,63 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const vault = credentialVault(app.sb.store, loadSecrets(app.sb.settings.dataDir, process.env).encryptionKey);
   const principalId = (request: { principal?: { id: string } }) => request.principal!.id;
 
-  app.get('/', { schema: { tags, summary: 'Masked credential attributes of the caller', response: { 200: MaskedAttributes } } }, async (request) => ({
-    attributes: await vault.masked(principalId(request)),
-  }));
+  app.get(
+    '/',
+    { schema: { tags, summary: 'Masked credential attributes of the caller', response: { 200: MaskedAttributes } } },
+    async (request) => ({
+      attributes: await vault.masked(principalId(request)),
+    }),
+  );
 
   app.put(
     '/',
-    { schema: { tags, summary: 'Write credential attributes of the caller (merged with those stored)', body: WriteAttributes, response: { 200: WriteAnswer } } },
+    {
+      schema: {
+        tags,
+        summary: 'Write credential attributes of the caller (merged with those stored)',
+        body: WriteAttributes,
+        response: { 200: WriteAnswer },
+      },
+    },
     async (request) => {
-      return { status: 'updated' as const, attributes: await vault.write(principalId(request), request.body.attributes) };
+      return {
+        status: 'updated' as const,
+        attributes: await vault.write(principalId(request), request.body.attributes),
+      };
     },
   );
 
-  app.get('/status', { schema: { tags, summary: 'How credentials are resolved for the caller', response: { 200: Status } } }, async (request) => {
-    const creds = callerCredentials(request.headers);
-    const hasHeaders = Object.keys(creds.service).length > 0 || Boolean(creds.cloud?.accessKeyId);
-    const hasProfile = settings.server_credentials !== 'always' && (await vault.has(principalId(request)));
-    return {
-      source: resolveSource(settings, hasHeaders, hasProfile),
-      aws_configured: Boolean(settings.cloud_role_arn),
-      server_credentials: settings.server_credentials,
-      required_credentials: settings.required_credentials,
-    };
-  });
+  app.get(
+    '/status',
+    { schema: { tags, summary: 'How credentials are resolved for the caller', response: { 200: Status } } },
+    async (request) => {
+      const creds = callerCredentials(request.headers);
+      const hasHeaders = Object.keys(creds.service).length > 0 || Boolean(creds.cloud?.accessKeyId);
+      const hasProfile = settings.server_credentials !== 'always' && (await vault.has(principalId(request)));
+      return {
+        source: resolveSource(settings, hasHeaders, hasProfile),
+        aws_configured: Boolean(settings.cloud_role_arn),
+        server_credentials: settings.server_credentials,
+        required_credentials: settings.required_credentials,
+      };
+    },
+  );
 
   app.delete(
     '/:key',
     // 200 with a body, not 204: the reference client parses the answer of this delete as JSON (README, Compatibility).
-    { schema: { tags, summary: 'Delete one credential attribute', params: Type.Object({ key: Type.String({ minLength: 1 }) }), response: { 200: DeleteAnswer } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete one credential attribute',
+        params: Type.Object({ key: Type.String({ minLength: 1 }) }),
+        response: { 200: DeleteAnswer },
+      },
+    },
     async (request) => {
       const { key } = request.params;
-      if (!(await vault.remove(principalId(request), key))) throw notFound('SB_ERR_CREDENTIALS_NOT_FOUND', `No credential attribute '${key}' is stored for you`);
+      if (!(await vault.remove(principalId(request), key)))
+        throw notFound('SB_ERR_CREDENTIALS_NOT_FOUND', `No credential attribute '${key}' is stored for you`);
       return { status: 'deleted' as const, key };
     },
   );

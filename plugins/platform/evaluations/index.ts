@@ -40,14 +40,23 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       checkEvaluatorType(provider, request.body.evaluator_type);
       const created = await provider.createEvaluator(request.body);
       const { ledger, who } = ownership(request);
-      await ledger.record('evaluator', provider.name, created.evaluator_id, who, () => provider.deleteEvaluator(created.evaluator_id));
+      await ledger.record('evaluator', provider.name, created.evaluator_id, who, () =>
+        provider.deleteEvaluator(created.evaluator_id),
+      );
       return reply.code(201).send(created);
     },
   );
 
   app.get(
     '/evaluators',
-    { schema: { tags, summary: 'List evaluators (max_results default 100, paged by next_token)', querystring: EvaluatorPageQuery, response: { 200: EvaluatorList } } },
+    {
+      schema: {
+        tags,
+        summary: 'List evaluators (max_results default 100, paged by next_token)',
+        querystring: EvaluatorPageQuery,
+        response: { 200: EvaluatorList },
+      },
+    },
     async (request) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'evaluators', 'evaluators');
@@ -69,7 +78,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/evaluators/:evaluator_id',
-    { schema: { tags, summary: 'Update an evaluator', params: EvaluatorParams, body: UpdateEvaluatorRequest, response: { 200: Evaluator } } },
+    {
+      schema: {
+        tags,
+        summary: 'Update an evaluator',
+        params: EvaluatorParams,
+        body: UpdateEvaluatorRequest,
+        response: { 200: Evaluator },
+      },
+    },
     async (request) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'evaluators', 'evaluators');
@@ -99,7 +116,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Evaluate: a judged score (managed cloud), a recorded score (score-recording backend) or a placeholder (noop)',
+        summary:
+          'Evaluate: a judged score (managed cloud), a recorded score (score-recording backend) or a placeholder (noop)',
         body: EvaluateRequest,
         response: { 200: EvaluateResponse },
       },

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../../../core/errors.ts';
 import type { EvaluationsProvider } from '../../../core/primitives/evaluations.ts';
 
-export const evaluationsFor = (request: FastifyRequest) => request.server.sb.providers.resolve<EvaluationsProvider>('evaluations', request.headers);
+export const evaluationsFor = (request: FastifyRequest) =>
+  request.server.sb.providers.resolve<EvaluationsProvider>('evaluations', request.headers);
 
 /** Evaluator types differ per backend (spec 2.6); a type the provider does not know is a 400 listing the ones it does. */
 export function checkEvaluatorType(provider: EvaluationsProvider, type: string | undefined): void {

@@ -15,15 +15,30 @@ import { requireMethod } from '../capability.ts';
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/complete',
-    { schema: { tags: ['identity'], summary: 'Confirm a 3-legged user authorization (204; 501 unless the provider runs such flows)', body: CompleteAuthRequest, response: { 204: Type.Null() } } },
+    {
+      schema: {
+        tags: ['identity'],
+        summary: 'Confirm a 3-legged user authorization (204; 501 unless the provider runs such flows)',
+        body: CompleteAuthRequest,
+        response: { 204: Type.Null() },
+      },
+    },
     async (request, reply) => {
       const p = app.sb.providers.resolve<IdentityProvider>('identity', request.headers);
-      const complete = requireMethod(p, 'completeAuth', 'completing a 3-legged user authorization (no USER_FEDERATION sessions to complete)');
+      const complete = requireMethod(
+        p,
+        'completeAuth',
+        'completing a 3-legged user authorization (no USER_FEDERATION sessions to complete)',
+      );
       try {
         await complete(request.body, { principal: request.principal });
       } catch (err) {
         if (isSwitchboardError(err)) throw err;
-        throw badGateway('SB_ERR_IDENTITY_BACKEND_FAILED', `The identity provider '${p.name}' failed to complete the authorization: ${err instanceof Error ? err.message : String(err)}`, err);
+        throw badGateway(
+          'SB_ERR_IDENTITY_BACKEND_FAILED',
+          `The identity provider '${p.name}' failed to complete the authorization: ${err instanceof Error ? err.message : String(err)}`,
+          err,
+        );
       }
       return reply.code(204).send(null);
     },

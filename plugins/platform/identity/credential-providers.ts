@@ -17,7 +17,8 @@ const NameParams = Type.Object({ name: Type.String({ minLength: 1 }) });
 
 /** Secret config values are write-only: redacted again here whatever the provider returns. */
 const shown = (p: CredentialProvider): CredentialProvider => ({ ...p, config: redactSecrets(p.config) });
-const missing = (name: string) => notFound('SB_ERR_IDENTITY_PROVIDER_NOT_FOUND', `Credential provider '${name}' not found`);
+const missing = (name: string) =>
+  notFound('SB_ERR_IDENTITY_PROVIDER_NOT_FOUND', `Credential provider '${name}' not found`);
 
 /** /api/v1/identity/credential-providers CRUD. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,28 +34,67 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     await ledger.assertChange('credential_provider', provider.name, name, who);
   };
 
-  app.post('/', { schema: { tags, summary: 'Create a credential provider', body: CreateCredentialProviderRequest, response: { 201: CredentialProvider } } }, async (request, reply) => {
-    const provider = identityFor(request.headers);
-    const created = await provider.createCredentialProvider(request.body);
-    if (!created) throw conflict('SB_ERR_IDENTITY_PROVIDER_EXISTS', `Credential provider '${request.body.name}' already exists; update it with PUT instead`);
-    const { ledger, who } = ownership(request);
-    await ledger.record('credential_provider', provider.name, created.name, who, () => provider.deleteCredentialProvider(created.name));
-    return reply.code(201).send(shown(created));
-  });
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a credential provider',
+        body: CreateCredentialProviderRequest,
+        response: { 201: CredentialProvider },
+      },
+    },
+    async (request, reply) => {
+      const provider = identityFor(request.headers);
+      const created = await provider.createCredentialProvider(request.body);
+      if (!created)
+        throw conflict(
+          'SB_ERR_IDENTITY_PROVIDER_EXISTS',
+          `Credential provider '${request.body.name}' already exists; update it with PUT instead`,
+        );
+      const { ledger, who } = ownership(request);
+      await ledger.record('credential_provider', provider.name, created.name, who, () =>
+        provider.deleteCredentialProvider(created.name),
+      );
+      return reply.code(201).send(shown(created));
+    },
+  );
 
-  app.get('/', { schema: { tags, summary: 'List credential providers', response: { 200: Type.Object({ credential_providers: Type.Array(CredentialProvider) }) } } }, async (request) => ({
-    credential_providers: (await identityFor(request.headers).listCredentialProviders()).map(shown),
-  }));
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'List credential providers',
+        response: { 200: Type.Object({ credential_providers: Type.Array(CredentialProvider) }) },
+      },
+    },
+    async (request) => ({
+      credential_providers: (await identityFor(request.headers).listCredentialProviders()).map(shown),
+    }),
+  );
 
-  app.get('/:name', { schema: { tags, summary: 'One credential provider', params: NameParams, response: { 200: CredentialProvider } } }, async (request) => {
-    const p = await identityFor(request.headers).getCredentialProvider(request.params.name);
-    if (!p) throw missing(request.params.name);
-    return shown(p);
-  });
+  app.get(
+    '/:name',
+    { schema: { tags, summary: 'One credential provider', params: NameParams, response: { 200: CredentialProvider } } },
+    async (request) => {
+      const p = await identityFor(request.headers).getCredentialProvider(request.params.name);
+      if (!p) throw missing(request.params.name);
+      return shown(p);
+    },
+  );
 
   app.put(
     '/:name',
-    { schema: { tags, summary: 'Replace the config of a credential provider', params: NameParams, body: UpdateCredentialProviderRequest, response: { 200: CredentialProvider } } },
+    {
+      schema: {
+        tags,
+        summary: 'Replace the config of a credential provider',
+        params: NameParams,
+        body: UpdateCredentialProviderRequest,
+        response: { 200: CredentialProvider },
+      },
+    },
     async (request) => {
       const provider = identityFor(request.headers);
       await changeable(request, provider, request.params.name);
@@ -64,13 +104,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.delete('/:name', { schema: { tags, summary: 'Delete a credential provider', params: NameParams, response: { 204: Type.Null() } } }, async (request, reply) => {
-    const provider = identityFor(request.headers);
-    await changeable(request, provider, request.params.name);
-    if (!(await provider.deleteCredentialProvider(request.params.name))) throw missing(request.params.name);
-    await ownership(request).ledger.forget('credential_provider', provider.name, request.params.name);
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/:name',
+    { schema: { tags, summary: 'Delete a credential provider', params: NameParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const provider = identityFor(request.headers);
+      await changeable(request, provider, request.params.name);
+      if (!(await provider.deleteCredentialProvider(request.params.name))) throw missing(request.params.name);
+      await ownership(request).ledger.forget('credential_provider', provider.name, request.params.name);
+      return reply.code(204).send(null);
+    },
+  );
 };
 
 export default routes;

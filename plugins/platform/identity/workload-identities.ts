@@ -2,13 +2,19 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { conflict, notFound } from '../../../core/errors.ts';
-import { CreateWorkloadIdentityRequest, UpdateWorkloadIdentityRequest, WorkloadIdentity, type IdentityProvider } from '../../../core/primitives/identity.ts';
+import {
+  CreateWorkloadIdentityRequest,
+  UpdateWorkloadIdentityRequest,
+  WorkloadIdentity,
+  type IdentityProvider,
+} from '../../../core/primitives/identity.ts';
 import { requireCapability } from '../capability.ts';
 import { ownership } from '../ownership.ts';
 
 const tags = ['identity'];
 const NameParams = Type.Object({ name: Type.String({ minLength: 1 }) });
-const missing = (name: string) => notFound('SB_ERR_IDENTITY_WORKLOAD_NOT_FOUND', `Workload identity '${name}' not found`);
+const missing = (name: string) =>
+  notFound('SB_ERR_IDENTITY_WORKLOAD_NOT_FOUND', `Workload identity '${name}' not found`);
 
 /** /api/v1/identity/workload-identities CRUD. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
@@ -24,28 +30,67 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     await ledger.assertChange('workload_identity', provider.name, name, who);
   };
 
-  app.post('/', { schema: { tags, summary: 'Create a workload identity', body: CreateWorkloadIdentityRequest, response: { 201: WorkloadIdentity } } }, async (request, reply) => {
-    const provider = identityFor(request.headers);
-    const created = await provider.createWorkloadIdentity(request.body);
-    if (!created) throw conflict('SB_ERR_IDENTITY_WORKLOAD_EXISTS', `Workload identity '${request.body.name}' already exists; update it with PUT instead`);
-    const { ledger, who } = ownership(request);
-    await ledger.record('workload_identity', provider.name, created.name, who, () => provider.deleteWorkloadIdentity(created.name));
-    return reply.code(201).send(created);
-  });
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a workload identity',
+        body: CreateWorkloadIdentityRequest,
+        response: { 201: WorkloadIdentity },
+      },
+    },
+    async (request, reply) => {
+      const provider = identityFor(request.headers);
+      const created = await provider.createWorkloadIdentity(request.body);
+      if (!created)
+        throw conflict(
+          'SB_ERR_IDENTITY_WORKLOAD_EXISTS',
+          `Workload identity '${request.body.name}' already exists; update it with PUT instead`,
+        );
+      const { ledger, who } = ownership(request);
+      await ledger.record('workload_identity', provider.name, created.name, who, () =>
+        provider.deleteWorkloadIdentity(created.name),
+      );
+      return reply.code(201).send(created);
+    },
+  );
 
-  app.get('/', { schema: { tags, summary: 'List workload identities', response: { 200: Type.Object({ workload_identities: Type.Array(WorkloadIdentity) }) } } }, async (request) => ({
-    workload_identities: await identityFor(request.headers).listWorkloadIdentities(),
-  }));
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'List workload identities',
+        response: { 200: Type.Object({ workload_identities: Type.Array(WorkloadIdentity) }) },
+      },
+    },
+    async (request) => ({
+      workload_identities: await identityFor(request.headers).listWorkloadIdentities(),
+    }),
+  );
 
-  app.get('/:name', { schema: { tags, summary: 'One workload identity', params: NameParams, response: { 200: WorkloadIdentity } } }, async (request) => {
-    const w = await identityFor(request.headers).getWorkloadIdentity(request.params.name);
-    if (!w) throw missing(request.params.name);
-    return w;
-  });
+  app.get(
+    '/:name',
+    { schema: { tags, summary: 'One workload identity', params: NameParams, response: { 200: WorkloadIdentity } } },
+    async (request) => {
+      const w = await identityFor(request.headers).getWorkloadIdentity(request.params.name);
+      if (!w) throw missing(request.params.name);
+      return w;
+    },
+  );
 
   app.put(
     '/:name',
-    { schema: { tags, summary: 'Replace the allowed return URLs', params: NameParams, body: UpdateWorkloadIdentityRequest, response: { 200: WorkloadIdentity } } },
+    {
+      schema: {
+        tags,
+        summary: 'Replace the allowed return URLs',
+        params: NameParams,
+        body: UpdateWorkloadIdentityRequest,
+        response: { 200: WorkloadIdentity },
+      },
+    },
     async (request) => {
       const provider = identityFor(request.headers);
       await changeable(request, provider, request.params.name);
@@ -55,13 +100,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.delete('/:name', { schema: { tags, summary: 'Delete a workload identity', params: NameParams, response: { 204: Type.Null() } } }, async (request, reply) => {
-    const provider = identityFor(request.headers);
-    await changeable(request, provider, request.params.name);
-    if (!(await provider.deleteWorkloadIdentity(request.params.name))) throw missing(request.params.name);
-    await ownership(request).ledger.forget('workload_identity', provider.name, request.params.name);
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/:name',
+    { schema: { tags, summary: 'Delete a workload identity', params: NameParams, response: { 204: Type.Null() } } },
+    async (request, reply) => {
+      const provider = identityFor(request.headers);
+      await changeable(request, provider, request.params.name);
+      if (!(await provider.deleteWorkloadIdentity(request.params.name))) throw missing(request.params.name);
+      await ownership(request).ledger.forget('workload_identity', provider.name, request.params.name);
+      return reply.code(204).send(null);
+    },
+  );
 };
 
 export default routes;

@@ -9,35 +9,52 @@ const tags = ['llm'];
 
 /** /api/v1/llm: completions, streamed completions (spec 6 events), models. */
 const routes: FastifyPluginAsync = async (app) => {
-  const llm = (headers: Record<string, string | string[] | undefined>) => app.sb.providers.resolve<LlmProvider>('llm', headers);
+  const llm = (headers: Record<string, string | string[] | undefined>) =>
+    app.sb.providers.resolve<LlmProvider>('llm', headers);
   const toolsGuard = (p: LlmProvider, body: CompletionRequest) => {
     if (body.tools && body.tools.length > 0) requireCapability(p, 'tools', 'tool calling');
   };
   /** The validated body as providers take it: tool_choice in its object form; the reference's `model: ""` means the default model. */
   const providerRequest = (body: unknown): CompletionRequest => {
-    const { tool_choice, model, ...rest } = body as CompletionRequest & { tool_choice?: string | Record<string, unknown> };
-    return { ...rest, ...(model ? { model } : {}), ...(tool_choice === undefined ? {} : { tool_choice: toolChoiceObject(tool_choice) }) };
+    const { tool_choice, model, ...rest } = body as CompletionRequest & {
+      tool_choice?: string | Record<string, unknown>;
+    };
+    return {
+      ...rest,
+      ...(model ? { model } : {}),
+      ...(tool_choice === undefined ? {} : { tool_choice: toolChoiceObject(tool_choice) }),
+    };
   };
 
-  app.post('/completions', { schema: { tags, summary: 'A completion', body: CompletionRequestBody, response: { 200: CompletionResponse } }, preValidation: referenceToolShapes }, async (request) => {
-    const p = llm(request.headers);
-    const body = providerRequest(request.body);
-    toolsGuard(p, body);
-    const abort = new AbortController();
-    request.raw.once('close', () => {
-      if (!request.raw.complete) abort.abort();
-    });
-    return p.complete(body, { signal: abort.signal });
-  });
+  app.post(
+    '/completions',
+    {
+      schema: { tags, summary: 'A completion', body: CompletionRequestBody, response: { 200: CompletionResponse } },
+      preValidation: referenceToolShapes,
+    },
+    async (request) => {
+      const p = llm(request.headers);
+      const body = providerRequest(request.body);
+      toolsGuard(p, body);
+      const abort = new AbortController();
+      request.raw.once('close', () => {
+        if (!request.raw.complete) abort.abort();
+      });
+      return p.complete(body, { signal: abort.signal });
+    },
+  );
 
   app.post(
     '/completions/stream',
     {
       schema: {
         tags,
-        summary: 'A streamed completion: text/event-stream of content_delta, tool_use_start, tool_use_delta, tool_use_complete, message_stop, metadata',
+        summary:
+          'A streamed completion: text/event-stream of content_delta, tool_use_start, tool_use_delta, tool_use_complete, message_stop, metadata',
         body: CompletionRequestBody,
-        response: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: Type.String() } } } },
+        response: {
+          200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: Type.String() } } },
+        },
       },
       preValidation: referenceToolShapes,
     },
@@ -53,7 +70,12 @@ const routes: FastifyPluginAsync = async (app) => {
       let next = await it.next();
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-request-id': request.id,
+      });
       res.on('close', () => abort.abort());
       try {
         while (!next.done) {
@@ -76,11 +98,21 @@ const routes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get('/models', { schema: { tags, summary: 'Model ids of the provider', response: { 200: Type.Object({ provider: Type.String(), models: Type.Array(Type.String()) }) } } }, async (request) => {
-    const p = llm(request.headers);
-    requireCapability(p, 'models', 'listing models');
-    return { provider: p.name, models: await p.models() };
-  });
+  app.get(
+    '/models',
+    {
+      schema: {
+        tags,
+        summary: 'Model ids of the provider',
+        response: { 200: Type.Object({ provider: Type.String(), models: Type.Array(Type.String()) }) },
+      },
+    },
+    async (request) => {
+      const p = llm(request.headers);
+      requireCapability(p, 'models', 'listing models');
+      return { provider: p.name, models: await p.models() };
+    },
+  );
 };
 
 export default routes;

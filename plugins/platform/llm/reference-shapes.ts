@@ -13,7 +13,10 @@ export const ToolChoiceInput = Type.Union([
 ]);
 
 /** The route body: the provider-facing request, with tool_choice in either form. */
-export const CompletionRequestBody = Type.Composite([Type.Omit(CompletionRequest, ['tool_choice']), Type.Object({ tool_choice: Type.Optional(ToolChoiceInput) })]);
+export const CompletionRequestBody = Type.Composite([
+  Type.Omit(CompletionRequest, ['tool_choice']),
+  Type.Object({ tool_choice: Type.Optional(ToolChoiceInput) }),
+]);
 
 const NAMED: Record<string, string> = { auto: 'auto', any: 'any', required: 'any', none: 'none' };
 

@@ -20,10 +20,16 @@ export function canUseNamespace(p: Principal | undefined, ns: string): boolean {
 }
 
 export function checkNamespace(request: FastifyRequest, ns: string): void {
-  if (RESERVED.has(ns)) throw badRequest('SB_ERR_MEMORY_RESERVED_NAMESPACE', `'${ns}' is a reserved name; choose another namespace`);
+  if (RESERVED.has(ns))
+    throw badRequest('SB_ERR_MEMORY_RESERVED_NAMESPACE', `'${ns}' is a reserved name; choose another namespace`);
   if (canUseNamespace(request.principal, ns)) return;
   const [, kind, owner] = /^(user|group):([^:]+)/.exec(ns)!;
-  throw forbidden('SB_ERR_MEMORY_NAMESPACE_FORBIDDEN', kind === 'user' ? `Namespace '${ns}' belongs to user '${owner}'` : `Namespace '${ns}' belongs to members of group '${owner}'`);
+  throw forbidden(
+    'SB_ERR_MEMORY_NAMESPACE_FORBIDDEN',
+    kind === 'user'
+      ? `Namespace '${ns}' belongs to user '${owner}'`
+      : `Namespace '${ns}' belongs to members of group '${owner}'`,
+  );
 }
 
 /**

@@ -36,7 +36,8 @@ export function strategyFromReference(raw: unknown): unknown {
 /** preValidation for POST .../strategies: unwraps `{"strategy": {...}}`. */
 export async function addStrategyBody(request: { body: unknown }): Promise<void> {
   const body = request.body;
-  if (isObject(body) && Object.keys(body).length === 1 && isObject(body.strategy)) request.body = strategyFromReference(body.strategy);
+  if (isObject(body) && Object.keys(body).length === 1 && isObject(body.strategy))
+    request.body = strategyFromReference(body.strategy);
   else request.body = strategyFromReference(body);
 }
 

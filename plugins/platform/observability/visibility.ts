@@ -13,22 +13,34 @@ export function visibleUser(request: FastifyRequest, requested: string | undefin
   const who = request.principal!;
   if (who.is_admin) return requested;
   if (requested !== undefined && requested !== who.id) {
-    throw forbidden('SB_ERR_OBSERVABILITY_FORBIDDEN', `Only admins read other users' traces; '${who.id}' asked for user_id '${requested}'`);
+    throw forbidden(
+      'SB_ERR_OBSERVABILITY_FORBIDDEN',
+      `Only admins read other users' traces; '${who.id}' asked for user_id '${requested}'`,
+    );
   }
   return who.id;
 }
 
 export function assertOwnTrace(request: FastifyRequest, trace: Pick<Trace, 'trace_id' | 'user_id'>): void {
   const who = request.principal!;
-  if (!who.is_admin && trace.user_id !== who.id) throw forbidden('SB_ERR_OBSERVABILITY_FORBIDDEN', `Trace '${trace.trace_id}' belongs to another user`);
+  if (!who.is_admin && trace.user_id !== who.id)
+    throw forbidden('SB_ERR_OBSERVABILITY_FORBIDDEN', `Trace '${trace.trace_id}' belongs to another user`);
 }
 
 /** Logs, generations and scores carry no user: a non-admin lists them per trace, for a trace of their own. */
-export async function assertTraceFilter(request: FastifyRequest, provider: ObservabilityProvider, traceId: string | undefined, what: string): Promise<void> {
+export async function assertTraceFilter(
+  request: FastifyRequest,
+  provider: ObservabilityProvider,
+  traceId: string | undefined,
+  what: string,
+): Promise<void> {
   const who = request.principal!;
   if (who.is_admin) return;
   if (traceId === undefined) {
-    throw forbidden('SB_ERR_OBSERVABILITY_FORBIDDEN', `Only admins list ${what} across traces; pass trace_id of one of your traces`);
+    throw forbidden(
+      'SB_ERR_OBSERVABILITY_FORBIDDEN',
+      `Only admins list ${what} across traces; pass trace_id of one of your traces`,
+    );
   }
   const trace = await requireMethod(provider, 'getTrace', 'reading traces')(traceId);
   if (!trace) throw notFound('SB_ERR_OBSERVABILITY_TRACE_NOT_FOUND', `Trace '${traceId}' not found`);

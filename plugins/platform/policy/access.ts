@@ -2,12 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import { forbidden, notFound } from '../../../core/errors.ts';
 import type { Engine, PolicyProvider } from '../../../core/primitives/policy.ts';
 
-export const policyFor = (request: FastifyRequest) => request.server.sb.providers.resolve<PolicyProvider>('policy', request.headers);
+export const policyFor = (request: FastifyRequest) =>
+  request.server.sb.providers.resolve<PolicyProvider>('policy', request.headers);
 
 /** Spec 4.6 / 5.4: create, update and delete are for admins only. */
 export function requireAdmin(request: FastifyRequest, what: string): void {
   const p = request.principal;
-  if (!p?.is_admin) throw forbidden('SB_ERR_POLICY_ADMIN_REQUIRED', `Only admins may ${what}; '${p?.id ?? 'anonymous'}' is not an admin`);
+  if (!p?.is_admin)
+    throw forbidden(
+      'SB_ERR_POLICY_ADMIN_REQUIRED',
+      `Only admins may ${what}; '${p?.id ?? 'anonymous'}' is not an admin`,
+    );
 }
 
 export async function engineOr404(provider: PolicyProvider, engineId: string): Promise<Engine> {
@@ -15,4 +20,3 @@ export async function engineOr404(provider: PolicyProvider, engineId: string): P
   if (!engine) throw notFound('SB_ERR_POLICY_ENGINE_NOT_FOUND', `Policy engine '${engineId}' not found`);
   return engine;
 }
-

@@ -18,65 +18,109 @@ import schema from './schema.ts';
 
 const tags = ['policy'];
 const EngineParams = Type.Object({ engine_id: Type.String({ minLength: 1 }) });
-const PolicyParams = Type.Object({ engine_id: Type.String({ minLength: 1 }), policy_id: Type.String({ minLength: 1 }) });
+const PolicyParams = Type.Object({
+  engine_id: Type.String({ minLength: 1 }),
+  policy_id: Type.String({ minLength: 1 }),
+});
 
-const policyMissing = (engineId: string, policyId: string) => notFound('SB_ERR_POLICY_NOT_FOUND', `Policy '${policyId}' not found in engine '${engineId}'`);
+const policyMissing = (engineId: string, policyId: string) =>
+  notFound('SB_ERR_POLICY_NOT_FOUND', `Policy '${policyId}' not found in engine '${engineId}'`);
 
 /** /api/v1/policy: engines and their policies (spec 4.6). */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/enforcement', { schema: { tags, summary: 'Active enforcement engine and whether enforcement is on', response: { 200: EnforcementStatus } } }, async (request) =>
-    policyFor(request).enforcement(),
+  app.get(
+    '/enforcement',
+    {
+      schema: {
+        tags,
+        summary: 'Active enforcement engine and whether enforcement is on',
+        response: { 200: EnforcementStatus },
+      },
+    },
+    async (request) => policyFor(request).enforcement(),
   );
 
   app.post(
     '/engines',
-    { schema: { tags, summary: 'Create a policy engine (admin)', body: CreateEngineRequest, response: { 201: Engine } } },
+    {
+      schema: { tags, summary: 'Create a policy engine (admin)', body: CreateEngineRequest, response: { 201: Engine } },
+    },
     async (request, reply) => {
       requireAdmin(request, 'create policy engines');
       return reply.code(201).send(await policyFor(request).createEngine(request.body));
     },
   );
 
-  app.get('/engines', { schema: { tags, summary: 'List policy engines', querystring: PageQuery, response: { 200: EngineList } } }, async (request) =>
-    policyFor(request).listEngines(request.query),
+  app.get(
+    '/engines',
+    { schema: { tags, summary: 'List policy engines', querystring: PageQuery, response: { 200: EngineList } } },
+    async (request) => policyFor(request).listEngines(request.query),
   );
 
-  app.get('/engines/:engine_id', { schema: { tags, summary: 'A policy engine', params: EngineParams, response: { 200: Engine } } }, async (request) =>
-    engineOr404(policyFor(request), request.params.engine_id),
+  app.get(
+    '/engines/:engine_id',
+    { schema: { tags, summary: 'A policy engine', params: EngineParams, response: { 200: Engine } } },
+    async (request) => engineOr404(policyFor(request), request.params.engine_id),
   );
 
   app.delete(
     '/engines/:engine_id',
-    { schema: { tags, summary: 'Delete a policy engine and its policies (admin)', params: EngineParams, response: { 204: Type.Null() } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a policy engine and its policies (admin)',
+        params: EngineParams,
+        response: { 204: Type.Null() },
+      },
+    },
     async (request, reply) => {
       requireAdmin(request, 'delete policy engines');
       const provider = policyFor(request);
-      if (!(await provider.deleteEngine(request.params.engine_id))) await engineOr404(provider, request.params.engine_id);
+      if (!(await provider.deleteEngine(request.params.engine_id)))
+        await engineOr404(provider, request.params.engine_id);
       return reply.code(204).send(null);
     },
   );
 
   app.post(
     '/engines/:engine_id/policies',
-    { schema: { tags, summary: 'Add a policy to an engine (admin)', params: EngineParams, body: CreatePolicyRequest, response: { 201: Policy } } },
+    {
+      schema: {
+        tags,
+        summary: 'Add a policy to an engine (admin)',
+        params: EngineParams,
+        body: CreatePolicyRequest,
+        response: { 201: Policy },
+      },
+    },
     async (request, reply) => {
       requireAdmin(request, 'create policies');
       const provider = policyFor(request);
       await engineOr404(provider, request.params.engine_id);
       const policy = await provider.createPolicy(request.params.engine_id, request.body);
       // The engine can vanish between the check and the write (another admin deleted it).
-      if (!policy) throw notFound('SB_ERR_POLICY_ENGINE_NOT_FOUND', `Policy engine '${request.params.engine_id}' not found`);
+      if (!policy)
+        throw notFound('SB_ERR_POLICY_ENGINE_NOT_FOUND', `Policy engine '${request.params.engine_id}' not found`);
       return reply.code(201).send(policy);
     },
   );
 
   app.get(
     '/engines/:engine_id/policies',
-    { schema: { tags, summary: 'List the policies of an engine', params: EngineParams, querystring: PageQuery, response: { 200: PolicyList } } },
+    {
+      schema: {
+        tags,
+        summary: 'List the policies of an engine',
+        params: EngineParams,
+        querystring: PageQuery,
+        response: { 200: PolicyList },
+      },
+    },
     async (request) => {
       const provider = policyFor(request);
       const list = await provider.listPolicies(request.params.engine_id, request.query);
-      if (!list) throw notFound('SB_ERR_POLICY_ENGINE_NOT_FOUND', `Policy engine '${request.params.engine_id}' not found`);
+      if (!list)
+        throw notFound('SB_ERR_POLICY_ENGINE_NOT_FOUND', `Policy engine '${request.params.engine_id}' not found`);
       return list;
     },
   );
@@ -98,7 +142,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/engines/:engine_id/policies/:policy_id',
-    { schema: { tags, summary: 'Update a policy (admin)', params: PolicyParams, body: UpdatePolicyRequest, response: { 200: Policy } } },
+    {
+      schema: {
+        tags,
+        summary: 'Update a policy (admin)',
+        params: PolicyParams,
+        body: UpdatePolicyRequest,
+        response: { 200: Policy },
+      },
+    },
     async (request) => {
       requireAdmin(request, 'update policies');
       const { engine_id, policy_id } = request.params;

@@ -13,7 +13,8 @@ const PolicySchema = Type.Object({
 
 /** The mapping enforcement uses (policy-mapping.ts), so policy authors need not guess action names. */
 const ENTITIES = {
-  principal: 'User::"<id>" (Service::"<id>" for service tokens), in Group::"<group>" for each group; attributes is_admin (Bool), type (String)',
+  principal:
+    'User::"<id>" (Service::"<id>" for service tokens), in Group::"<group>" for each group; attributes is_admin (Bool), type (String)',
   action: 'Action::"<primitive>:<operation>", one per route (see actions)',
   resource: {
     namespace: 'Namespace::"<namespace>" (memory records)',
@@ -32,14 +33,25 @@ const ENTITIES = {
     hour_utc: 'Long: 0-23',
     provider: 'String: the X-Provider-<Primitive> / X-Provider header, or "default"',
     agent: 'Agent entity from X-Agent-Id (only when sent; test with `context has agent`)',
-    arguments: 'Record: tool arguments, for tools:invoke and tool calls inside agent and team runs (fractions as strings, nulls dropped)',
+    arguments:
+      'Record: tool arguments, for tools:invoke and tool calls inside agent and team runs (fractions as strings, nulls dropped)',
   },
 };
 
 const schema: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/schema', { schema: { tags: ['policy'], summary: 'Actions and entity mapping that enforcement uses', response: { 200: PolicySchema } } }, async () => ({
-    actions: app.policyActions,
-    entities: ENTITIES,
-  }));
+  app.get(
+    '/schema',
+    {
+      schema: {
+        tags: ['policy'],
+        summary: 'Actions and entity mapping that enforcement uses',
+        response: { 200: PolicySchema },
+      },
+    },
+    async () => ({
+      actions: app.policyActions,
+      entities: ENTITIES,
+    }),
+  );
 };
 export default schema;

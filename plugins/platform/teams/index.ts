@@ -42,30 +42,57 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     sse.closeAll();
   });
 
-  app.post('/', { schema: { tags, summary: 'Create a team (409 if the name exists)', body: CreateTeamRequest, response: { 201: TeamSpec } } }, async (request, reply) =>
-    reply.code(201).send(await teams.create(request.body, request.principal!)),
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a team (409 if the name exists)',
+        body: CreateTeamRequest,
+        response: { 201: TeamSpec },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await teams.create(request.body, request.principal!)),
   );
 
-  app.get('/', { schema: { tags, summary: 'Teams the caller owns or that are shared with them', response: { 200: TeamList } } }, async (request) => {
-    const list = await teams.list(request.principal!);
-    return { teams: list, total: list.length };
-  });
+  app.get(
+    '/',
+    { schema: { tags, summary: 'Teams the caller owns or that are shared with them', response: { 200: TeamList } } },
+    async (request) => {
+      const list = await teams.list(request.principal!);
+      return { teams: list, total: list.length };
+    },
+  );
 
-  app.get('/:name', { schema: { tags, summary: 'A team spec', params: TeamParams, response: { 200: TeamSpec } } }, async (request) =>
-    teams.get(request.params.name, request.principal!),
+  app.get(
+    '/:name',
+    { schema: { tags, summary: 'A team spec', params: TeamParams, response: { 200: TeamSpec } } },
+    async (request) => teams.get(request.params.name, request.principal!),
   );
 
   app.put(
     '/:name',
-    { schema: { tags, summary: 'Update a team (owner or admin; partial)', params: TeamParams, body: UpdateTeamRequest, response: { 200: TeamSpec } } },
+    {
+      schema: {
+        tags,
+        summary: 'Update a team (owner or admin; partial)',
+        params: TeamParams,
+        body: UpdateTeamRequest,
+        response: { 200: TeamSpec },
+      },
+    },
     async (request) => teams.update(request.params.name, request.body, request.principal!),
   );
 
-  app.delete('/:name', { schema: { tags, summary: 'Delete a team (owner or admin)', params: TeamParams, response: { 200: Deleted } } }, async (request) => {
-    await teams.delete(request.params.name, request.principal!);
-    // `status` is the reference's answer field (its client reads it); `deleted` is ours.
-    return { status: 'deleted' as const, deleted: true, name: request.params.name };
-  });
+  app.delete(
+    '/:name',
+    { schema: { tags, summary: 'Delete a team (owner or admin)', params: TeamParams, response: { 200: Deleted } } },
+    async (request) => {
+      await teams.delete(request.params.name, request.principal!);
+      // `status` is the reference's answer field (its client reads it); `deleted` is ours.
+      return { status: 'deleted' as const, deleted: true, name: request.params.name };
+    },
+  );
 
   app.get(
     '/:name/export',
@@ -74,7 +101,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The team as a standalone Python 3 script (standard library only) that runs against this gateway',
         params: TeamParams,
-        response: { 200: { description: 'text/x-python attachment', content: { 'text/x-python': { schema: Type.String() } } } },
+        response: {
+          200: { description: 'text/x-python attachment', content: { 'text/x-python': { schema: Type.String() } } },
+        },
       },
     },
     async (request, reply) => {

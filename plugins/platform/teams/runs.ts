@@ -35,7 +35,10 @@ export interface RunDeps {
   sse: SseStreams;
 }
 
-const callerOf = (request: FastifyRequest): Caller => ({ principal: request.principal!, headers: routingHeaders(request.headers) });
+const callerOf = (request: FastifyRequest): Caller => ({
+  principal: request.principal!,
+  headers: routingHeaders(request.headers),
+});
 
 /**
  * Team runs (spec 2.3, 4.2; issue 17): background runs on the agent runtime,
@@ -61,7 +64,11 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
   };
 
   const owned = (rec: TeamRunRecord, who: Principal) => {
-    if (!who.is_admin && rec.actor_id !== who.id) throw forbidden('SB_ERR_TEAM_RUN_FORBIDDEN', `Run '${rec.team_run_id}' of team '${rec.team_name}' was started by another user`);
+    if (!who.is_admin && rec.actor_id !== who.id)
+      throw forbidden(
+        'SB_ERR_TEAM_RUN_FORBIDDEN',
+        `Run '${rec.team_run_id}' of team '${rec.team_name}' was started by another user`,
+      );
     return rec;
   };
 
@@ -73,7 +80,11 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
   };
 
   /** Stream the events a subscriber gets, from the first; the stream ends with the run's `done`. */
-  const stream = (request: FastifyRequest, reply: FastifyReply, start: (sub: (ev: TeamEvent) => void) => Promise<{ log: { record: TeamRunRecord } }>) =>
+  const stream = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    start: (sub: (ev: TeamEvent) => void) => Promise<{ log: { record: TeamRunRecord } }>,
+  ) =>
     (async () => {
       const buffered: TeamEvent[] = [];
       let sink = (ev: TeamEvent) => void buffered.push(ev);
@@ -87,12 +98,22 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
       };
       for (const ev of buffered) sink(ev);
       // The run goes on when the client leaves; it is only no longer told.
-      sse.closed.addEventListener('abort', () => runs.unsubscribe(run.log.record.team_run_id, subscriber), { once: true });
+      sse.closed.addEventListener('abort', () => runs.unsubscribe(run.log.record.team_run_id, subscriber), {
+        once: true,
+      });
     })();
 
   app.post(
     '/:name/run',
-    { schema: { tags, summary: 'Run the team and wait for its answer (the run continues if the client leaves)', params: TeamParams, body: RunRequest, response: { 200: RunResponse } } },
+    {
+      schema: {
+        tags,
+        summary: 'Run the team and wait for its answer (the run continues if the client leaves)',
+        params: TeamParams,
+        body: RunRequest,
+        response: { 200: RunResponse },
+      },
+    },
     async (request) => {
       const team = await teams.get(request.params.name, request.principal!);
       const caller = callerOf(request);
@@ -107,7 +128,8 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
     {
       schema: {
         tags,
-        summary: 'Run the team as a background task streamed as server-sent events; it continues if the client disconnects, every event is recorded',
+        summary:
+          'Run the team as a background task streamed as server-sent events; it continues if the client disconnects, every event is recorded',
         params: TeamParams,
         body: RunRequest,
         response: { 200: EventStream },
@@ -121,39 +143,87 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
     },
   );
 
-  app.get('/:name/runs', { schema: { tags, summary: "The caller's runs of the team, oldest first (admins see all)", params: TeamParams, response: { 200: RunList } } }, async (request) => {
-    const who = request.principal!;
-    const team = await teams.get(request.params.name, who);
-    const list = (await runs.store.list(team.name)).filter((r) => who.is_admin || r.actor_id === who.id);
-    return {
-      team_name: team.name,
-      runs: list.map((r) => ({ team_run_id: r.team_run_id, status: runs.view(r).display_status, phase: r.phase, started_at: r.started_at, ended_at: r.ended_at })),
-    };
-  });
+  app.get(
+    '/:name/runs',
+    {
+      schema: {
+        tags,
+        summary: "The caller's runs of the team, oldest first (admins see all)",
+        params: TeamParams,
+        response: { 200: RunList },
+      },
+    },
+    async (request) => {
+      const who = request.principal!;
+      const team = await teams.get(request.params.name, who);
+      const list = (await runs.store.list(team.name)).filter((r) => who.is_admin || r.actor_id === who.id);
+      return {
+        team_name: team.name,
+        runs: list.map((r) => ({
+          team_run_id: r.team_run_id,
+          status: runs.view(r).display_status,
+          phase: r.phase,
+          started_at: r.started_at,
+          ended_at: r.ended_at,
+        })),
+      };
+    },
+  );
 
-  app.get('/:name/runs/:id', { schema: { tags, summary: 'Task board of a run', params: RunParams, response: { 200: TaskBoard } } }, async (request) => {
-    const { rec } = await load(request);
-    const v = runs.view(rec);
-    return { ...v, ...runSummary(v), status: v.display_status, response: v.response };
-  });
+  app.get(
+    '/:name/runs/:id',
+    { schema: { tags, summary: 'Task board of a run', params: RunParams, response: { 200: TaskBoard } } },
+    async (request) => {
+      const { rec } = await load(request);
+      const v = runs.view(rec);
+      return { ...v, ...runSummary(v), status: v.display_status, response: v.response };
+    },
+  );
 
-  app.get('/:name/runs/:id/status', { schema: { tags, summary: 'running or idle (a run whose process stopped is idle)', params: RunParams, response: { 200: RunStatusResponse } } }, async (request) => {
-    const { team, rec } = await load(request);
-    return { team_run_id: rec.team_run_id, team_name: team.name, status: runs.isActive(rec) ? ('running' as const) : ('idle' as const) };
-  });
+  app.get(
+    '/:name/runs/:id/status',
+    {
+      schema: {
+        tags,
+        summary: 'running or idle (a run whose process stopped is idle)',
+        params: RunParams,
+        response: { 200: RunStatusResponse },
+      },
+    },
+    async (request) => {
+      const { team, rec } = await load(request);
+      return {
+        team_run_id: rec.team_run_id,
+        team_name: team.name,
+        status: runs.isActive(rec) ? ('running' as const) : ('idle' as const),
+      };
+    },
+  );
 
-  app.get('/:name/runs/:id/events', { schema: { tags, summary: 'Every recorded event of a run, in order', params: RunParams, response: { 200: RunEvents } } }, async (request) => {
-    const { rec } = await load(request);
-    const events = await runs.store.readEvents(rec.team_run_id, 0, rec.event_count);
-    return { team_run_id: rec.team_run_id, status: runs.view(rec).display_status, events };
-  });
+  app.get(
+    '/:name/runs/:id/events',
+    {
+      schema: {
+        tags,
+        summary: 'Every recorded event of a run, in order',
+        params: RunParams,
+        response: { 200: RunEvents },
+      },
+    },
+    async (request) => {
+      const { rec } = await load(request);
+      const events = await runs.store.readEvents(rec.team_run_id, 0, rec.event_count);
+      return { team_run_id: rec.team_run_id, status: runs.view(rec).display_status, events };
+    },
+  );
 
   app.get(
     '/:name/runs/:id/stream',
     {
       schema: {
         tags,
-        summary: 'Reconnect: replays every recorded event, then follows the run while it is active (waits up to resume_wait_ms for a run another replica resumes)',
+        summary:
+          'Reconnect: replays every recorded event, then follows the run while it is active (waits up to resume_wait_ms for a run another replica resumes)',
         params: RunParams,
         response: { 200: EventStream },
       },
@@ -168,7 +238,15 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
 
   app.delete(
     '/:name/runs/:id/cancel',
-    { schema: { tags, summary: 'Cancel the active run at its workers\u2019 next checkpoint (404 if none); in-progress tasks become failed', params: RunParams, response: { 200: CancelResponse } } },
+    {
+      schema: {
+        tags,
+        summary:
+          'Cancel the active run at its workers\u2019 next checkpoint (404 if none); in-progress tasks become failed',
+        params: RunParams,
+        response: { 200: CancelResponse },
+      },
+    },
     async (request) => {
       const who = request.principal!;
       const team = await teams.get(request.params.name, who);
@@ -179,18 +257,30 @@ const runs: FastifyPluginAsyncTypebox<RunDeps> = async (app, { teams, runtime, r
     },
   );
 
-  app.delete('/:name/runs/:id', { schema: { tags, summary: 'Delete the tasks and events of a finished run (409 while it runs)', params: RunParams, response: { 200: RunDeleted } } }, async (request) => {
-    const { rec } = await load(request);
-    await runs.remove(rec);
-    return { deleted: true, team_run_id: rec.team_run_id };
-  });
+  app.delete(
+    '/:name/runs/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete the tasks and events of a finished run (409 while it runs)',
+        params: RunParams,
+        response: { 200: RunDeleted },
+      },
+    },
+    async (request) => {
+      const { rec } = await load(request);
+      await runs.remove(rec);
+      return { deleted: true, team_run_id: rec.team_run_id };
+    },
+  );
 
   app.post(
     '/:name/runs/:id/tasks/:task_id/retry',
     {
       schema: {
         tags,
-        summary: 'Re-run a failed task on its worker (SSE), resuming from its partial output; its dependants and the synthesis run again. 409 unless the task failed',
+        summary:
+          'Re-run a failed task on its worker (SSE), resuming from its partial output; its dependants and the synthesis run again. 409 unless the task failed',
         params: TaskParams,
         response: { 200: EventStream },
       },

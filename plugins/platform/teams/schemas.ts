@@ -2,7 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** Team and member names become URL segments and tool names, like agent names. */
 const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,58}$';
-export const TeamName = Type.String({ pattern: NAME_PATTERN, description: 'Letters, digits, - and _; at most 59 characters' });
+export const TeamName = Type.String({
+  pattern: NAME_PATTERN,
+  description: 'Letters, digits, - and _; at most 59 characters',
+});
 const AgentRef = Type.String({ pattern: NAME_PATTERN, description: 'Name of an agent' });
 
 /**
@@ -19,16 +22,28 @@ const specFields = {
   workers: Type.Array(AgentRef, { minItems: 1, maxItems: 64, uniqueItems: true }),
   global_max_turns: Type.Integer({ minimum: 1, maximum: 10000, default: DEFAULT_GLOBAL_MAX_TURNS }),
   global_timeout_seconds: Type.Integer({ minimum: 1, maximum: 86400, default: DEFAULT_GLOBAL_TIMEOUT_SECONDS }),
-  shared_memory_namespace: Type.Union([Type.String({ minLength: 1, maxLength: 256, description: 'May contain {team_name}, expanded at run time' }), Type.Null()], {
-    default: null,
+  shared_memory_namespace: Type.Union(
+    [
+      Type.String({ minLength: 1, maxLength: 256, description: 'May contain {team_name}, expanded at run time' }),
+      Type.Null(),
+    ],
+    {
+      default: null,
+    },
+  ),
+  shared_with: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description: '[] (owner only), ["*"] (everyone) or group names',
   }),
-  shared_with: Type.Array(Type.String({ minLength: 1 }), { default: [], description: '[] (owner only), ["*"] (everyone) or group names' }),
   max_concurrent: Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Null()], {
     default: null,
     description: 'Most tasks a run executes at once; null: one per worker (as the exported script does)',
   }),
   /** The reference's flag; runs here are always recorded in the store and resumable, so it changes nothing and is kept as given. */
-  checkpointing_enabled: Type.Boolean({ default: false, description: 'Accepted for reference clients; runs are always checkpointed here' }),
+  checkpointing_enabled: Type.Boolean({
+    default: false,
+    description: 'Accepted for reference clients; runs are always checkpointed here',
+  }),
 };
 
 export const CreateTeamRequest = Type.Object({ name: TeamName, ...specFields }, { additionalProperties: false });
@@ -78,7 +93,10 @@ export const TaskParams = Type.Object({ name: Type.String(), id: Type.String(), 
 export const Deleted = Type.Object({ status: Type.Literal('deleted'), deleted: Type.Boolean(), name: Type.String() });
 
 /** Spec 2.3 run request and response. */
-export const RunRequest = Type.Object({ message: Type.String({ minLength: 1, pattern: '\\S', description: 'The request; not empty or blank' }) }, { additionalProperties: false });
+export const RunRequest = Type.Object(
+  { message: Type.String({ minLength: 1, pattern: '\\S', description: 'The request; not empty or blank' }) },
+  { additionalProperties: false },
+);
 export const RunResponse = Type.Object({
   response: Type.String(),
   team_run_id: Type.String(),
@@ -91,7 +109,15 @@ export const RunResponse = Type.Object({
 export const RunStatus = Type.Union([Type.Literal('running'), Type.Literal('idle')]);
 export const RunList = Type.Object({
   team_name: Type.String(),
-  runs: Type.Array(Type.Object({ team_run_id: Type.String(), status: Type.String(), phase: Type.String(), started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]) })),
+  runs: Type.Array(
+    Type.Object({
+      team_run_id: Type.String(),
+      status: Type.String(),
+      phase: Type.String(),
+      started_at: Type.String(),
+      ended_at: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
 });
 export const Task = Type.Object({
   id: Type.String(),
@@ -107,7 +133,9 @@ export const Task = Type.Object({
 export const TaskBoard = Type.Object({
   team_run_id: Type.String(),
   team_name: Type.String(),
-  status: Type.String({ description: 'running, done, failed, cancelled, timed_out, or interrupted (its process stopped)' }),
+  status: Type.String({
+    description: 'running, done, failed, cancelled, timed_out, or interrupted (its process stopped)',
+  }),
   phase: Type.String(),
   tasks: Type.Array(Task),
   tasks_created: Type.Integer(),
@@ -116,8 +144,23 @@ export const TaskBoard = Type.Object({
   turns_used: Type.Integer(),
   limit: Type.Union([Type.String(), Type.Null()], { description: 'The limit that stopped the run, if one did' }),
 });
-export const RunStatusResponse = Type.Object({ team_run_id: Type.String(), team_name: Type.String(), status: RunStatus });
+export const RunStatusResponse = Type.Object({
+  team_run_id: Type.String(),
+  team_name: Type.String(),
+  status: RunStatus,
+});
 export const RunDeleted = Type.Object({ deleted: Type.Boolean(), team_run_id: Type.String() });
-export const CancelResponse = Type.Object({ team_run_id: Type.String(), team_name: Type.String(), status: Type.Literal('cancelled') });
-export const RunEvents = Type.Object({ team_run_id: Type.String(), status: Type.String(), events: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
-export const EventStream = { description: 'text/event-stream of `data: <json>` lines', content: { 'text/event-stream': { schema: Type.String() } } };
+export const CancelResponse = Type.Object({
+  team_run_id: Type.String(),
+  team_name: Type.String(),
+  status: Type.Literal('cancelled'),
+});
+export const RunEvents = Type.Object({
+  team_run_id: Type.String(),
+  status: Type.String(),
+  events: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+});
+export const EventStream = {
+  description: 'text/event-stream of `data: <json>` lines',
+  content: { 'text/event-stream': { schema: Type.String() } },
+};

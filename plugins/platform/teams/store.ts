@@ -23,7 +23,11 @@ export class TeamSpecs {
   }
 
   async create(req: CreateTeamRequest, who: Principal): Promise<TeamSpec> {
-    if (await this.col.get(req.name)) throw conflict('SB_ERR_TEAM_EXISTS', `Team '${req.name}' already exists; choose another name or update it with PUT`);
+    if (await this.col.get(req.name))
+      throw conflict(
+        'SB_ERR_TEAM_EXISTS',
+        `Team '${req.name}' already exists; choose another name or update it with PUT`,
+      );
     const now = new Date().toISOString();
     const spec: TeamSpec = {
       name: req.name,
@@ -49,7 +53,8 @@ export class TeamSpecs {
   async get(name: string, who: Principal): Promise<TeamSpec> {
     const spec = await this.col.get(name);
     if (!spec) throw notFound('SB_ERR_TEAM_NOT_FOUND', `Team '${name}' not found`);
-    if (!canUse(spec, who)) throw forbidden('SB_ERR_TEAM_FORBIDDEN', `Team '${name}' is not owned by or shared with '${who.id}'`);
+    if (!canUse(spec, who))
+      throw forbidden('SB_ERR_TEAM_FORBIDDEN', `Team '${name}' is not owned by or shared with '${who.id}'`);
     return spec;
   }
 
@@ -61,7 +66,8 @@ export class TeamSpecs {
 
   private async changeable(name: string, who: Principal): Promise<TeamSpec> {
     const current = await this.get(name, who);
-    if (!canChange(current, who)) throw forbidden('SB_ERR_TEAM_FORBIDDEN', `Only the owner of team '${name}' or an admin may change it`);
+    if (!canChange(current, who))
+      throw forbidden('SB_ERR_TEAM_FORBIDDEN', `Only the owner of team '${name}' or an admin may change it`);
     return current;
   }
 

@@ -26,7 +26,11 @@ export function checkInputSchema(toolName: string, schema: Record<string, unknow
   try {
     compile(schema);
   } catch (err) {
-    throw badRequest('SB_ERR_TOOLS_INVALID_SCHEMA', `input_schema of tool '${toolName}' is not a valid JSON Schema: ${(err as Error).message}`, err);
+    throw badRequest(
+      'SB_ERR_TOOLS_INVALID_SCHEMA',
+      `input_schema of tool '${toolName}' is not a valid JSON Schema: ${(err as Error).message}`,
+      err,
+    );
   }
 }
 
@@ -36,7 +40,11 @@ export function checkParams(toolName: string, schema: Record<string, unknown>, p
   try {
     validate = compile(schema);
   } catch (err) {
-    throw badRequest('SB_ERR_TOOLS_INVALID_SCHEMA', `Tool '${toolName}' has an unusable input_schema: ${(err as Error).message}`, err);
+    throw badRequest(
+      'SB_ERR_TOOLS_INVALID_SCHEMA',
+      `Tool '${toolName}' has an unusable input_schema: ${(err as Error).message}`,
+      err,
+    );
   }
   if (validate(params)) return;
   const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`.trim());

@@ -22,7 +22,6 @@ function unpack(subject: Subject): { user?: UserContext; failure?: string } {
 const WILDCARDS = new Set(['*', 'all']);
 const AGENT_PERMS = new Set(['list_agents', 'get_agent', 'publish_agent', 'modify_agent', 'delete_agent']);
 
-
 /** A resource-bound token may only touch its own resource. */
 export function boundTo(user: UserContext, resourcePath: string): boolean {
   if (!user.resource) return true;
@@ -41,7 +40,11 @@ function listGrants(list: string[] | undefined, resourcePath?: string): boolean 
  * Does the caller hold `perm` (a ui_permissions name or an agent action) on
  * `resourcePath` (any resource when omitted)?
  */
-export function hasPermission(user: UserContext | undefined, perm: UiPermission | string, resourcePath?: string): boolean {
+export function hasPermission(
+  user: UserContext | undefined,
+  perm: UiPermission | string,
+  resourcePath?: string,
+): boolean {
   if (!user) return false;
   if (resourcePath !== undefined && !boundTo(user, resourcePath)) return false;
   if (listGrants(user.ui_permissions[perm as UiPermission], resourcePath)) return true;
@@ -55,7 +58,12 @@ export function hasPermission(user: UserContext | undefined, perm: UiPermission 
  * Without a method, any rule naming the server grants it. A rule without a
  * `tools` list allows tool calls only when its methods include `all`/`*`.
  */
-export function canAccessServer(user: UserContext | undefined, serverPath: string, method?: string, tool?: string): boolean {
+export function canAccessServer(
+  user: UserContext | undefined,
+  serverPath: string,
+  method?: string,
+  tool?: string,
+): boolean {
   if (!user) return false;
   const server = normalizePath(serverPath);
   if (user.resource) {
@@ -77,7 +85,8 @@ export function canAccessServer(user: UserContext | undefined, serverPath: strin
 
 /** Servers the caller can reach at all: `['all']` when a wildcard rule exists. */
 export function accessibleServers(user: UserContext): string[] {
-  if (user.server_access.some((r) => WILDCARDS.has(r.server))) return user.resource ? [normalizePath(user.resource.id)] : ['all'];
+  if (user.server_access.some((r) => WILDCARDS.has(r.server)))
+    return user.resource ? [normalizePath(user.resource.id)] : ['all'];
   const names = [...new Set(user.server_access.map((r) => normalizePath(r.server)))];
   return user.resource ? names.filter((n) => boundTo(user, n)) : names;
 }
@@ -85,9 +94,14 @@ export function accessibleServers(user: UserContext): string[] {
 export function requireUser(subject: Subject): UserContext {
   const { user, failure } = unpack(subject);
   if (!user) {
-    throw new SwitchboardError(401, 'SB_ERR_AUTH_UNAUTHENTICATED', failure ?? 'Missing or invalid credentials: send Authorization: Bearer <token>', {
-      headers: { 'www-authenticate': 'Bearer' },
-    });
+    throw new SwitchboardError(
+      401,
+      'SB_ERR_AUTH_UNAUTHENTICATED',
+      failure ?? 'Missing or invalid credentials: send Authorization: Bearer <token>',
+      {
+        headers: { 'www-authenticate': 'Bearer' },
+      },
+    );
   }
   return user;
 }
@@ -95,7 +109,10 @@ export function requireUser(subject: Subject): UserContext {
 export function requirePermission(user: Subject, perm: UiPermission | string, resourcePath?: string): UserContext {
   const u = requireUser(user);
   if (!hasPermission(u, perm, resourcePath)) {
-    throw forbidden('SB_ERR_AUTH_FORBIDDEN', `Permission '${perm}' is required${resourcePath ? ` on ${resourcePath}` : ''}`);
+    throw forbidden(
+      'SB_ERR_AUTH_FORBIDDEN',
+      `Permission '${perm}' is required${resourcePath ? ` on ${resourcePath}` : ''}`,
+    );
   }
   return u;
 }
@@ -112,6 +129,11 @@ export function requireAdmin(user: Subject): UserContext {
  */
 export function requireBasicAdmin(request: FastifyRequest): UserContext {
   if (request.authSource === 'basic' && request.user?.is_admin) return request.user;
-  const why = request.authSource === 'basic' ? 'Invalid admin username or password' : 'HTTP Basic authentication with the admin credentials is required';
-  throw new SwitchboardError(401, 'SB_ERR_AUTH_BASIC_REQUIRED', why, { headers: { 'www-authenticate': 'Basic realm="mcp-registry", charset="UTF-8"' } });
+  const why =
+    request.authSource === 'basic'
+      ? 'Invalid admin username or password'
+      : 'HTTP Basic authentication with the admin credentials is required';
+  throw new SwitchboardError(401, 'SB_ERR_AUTH_BASIC_REQUIRED', why, {
+    headers: { 'www-authenticate': 'Basic realm="mcp-registry", charset="UTF-8"' },
+  });
 }

@@ -6,7 +6,13 @@ import { CSRF_FIELD, CSRF_HEADER, csrfMatches } from './session.ts';
 export const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Posting credentials or leaving carries no forged intent worth a token; /validate judges another request. */
-export const CSRF_EXEMPT: ReadonlySet<string> = new Set(['/api/auth/login', '/login', '/api/auth/logout', '/logout', '/validate']);
+export const CSRF_EXEMPT: ReadonlySet<string> = new Set([
+  '/api/auth/login',
+  '/login',
+  '/api/auth/logout',
+  '/logout',
+  '/validate',
+]);
 
 /**
  * CSRF check for requests authenticated by the session cookie: the token
@@ -24,7 +30,10 @@ export function checkCsrf(request: FastifyRequest): void {
   const fromForm = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
   const presented = typeof fromHeader === 'string' ? fromHeader : typeof fromForm === 'string' ? fromForm : undefined;
   if (!csrfMatches(key, request.session.sid, presented)) {
-    throw forbidden('SB_ERR_AUTH_CSRF', `Missing or invalid CSRF token: send the token from GET /api/auth/csrf in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field`);
+    throw forbidden(
+      'SB_ERR_AUTH_CSRF',
+      `Missing or invalid CSRF token: send the token from GET /api/auth/csrf in the ${CSRF_HEADER} header or the ${CSRF_FIELD} form field`,
+    );
   }
 }
 

@@ -45,7 +45,11 @@ function safeEqual(a: string, b: string): boolean {
  * they expire (bounded LRU), so the hot path of /validate is a map lookup.
  */
 export class Authenticator {
-  private readonly cache = new TokenCache<{ ctx: UserContext; version: number; identity: VerifiedIdentity & { claimScopes?: string[] } }>(10_000);
+  private readonly cache = new TokenCache<{
+    ctx: UserContext;
+    version: number;
+    identity: VerifiedIdentity & { claimScopes?: string[] };
+  }>(10_000);
 
   /** Logged-out session ids until their cookie would have expired, shared by replicas through the core store. */
   private readonly revoked: Collection<true>;
@@ -91,7 +95,8 @@ export class Authenticator {
     const cookie = readCookie(header(h, 'cookie'), SESSION_COOKIE);
     if (cookie !== undefined) {
       const session = verifySession(this.secretKey, cookie);
-      if (!session || (await this.revoked.get(session.sid))) return { source: 'cookie', failure: 'Session expired or invalid; log in again at /api/auth/login' };
+      if (!session || (await this.revoked.get(session.sid)))
+        return { source: 'cookie', failure: 'Session expired or invalid; log in again at /api/auth/login' };
       return { source: 'cookie', session, user: this.fromSession(session) };
     }
     return { source: 'none' };
@@ -106,7 +111,14 @@ export class Authenticator {
 
   adminContext(auth_method: string): UserContext {
     const groups = [ADMIN_GROUP];
-    return this.build({ username: this.admin.username, groups, scopes: this.scopes.scopesForGroups(groups), auth_method, provider: 'local', expiresAt: Infinity });
+    return this.build({
+      username: this.admin.username,
+      groups,
+      scopes: this.scopes.scopesForGroups(groups),
+      auth_method,
+      provider: 'local',
+      expiresAt: Infinity,
+    });
   }
 
   private basic(value: string): Identified {
@@ -137,7 +149,10 @@ export class Authenticator {
       }
       if (iss === SELF_ISSUER) identity = await verifySelfToken(this.secretKey, token);
       else if (this.idp) identity = await this.idp.verify(token);
-      else throw new TokenRejected(`Invalid token: issuer '${iss ?? '(none)'}' is not trusted (no identity provider is configured)`);
+      else
+        throw new TokenRejected(
+          `Invalid token: issuer '${iss ?? '(none)'}' is not trusted (no identity provider is configured)`,
+        );
     } catch (err) {
       if (err instanceof TokenRejected) return { source: 'bearer', failure: err.message };
       throw err;
@@ -150,12 +165,22 @@ export class Authenticator {
   private contextFor(identity: VerifiedIdentity & { claimScopes?: string[] }): UserContext {
     if (identity.claimScopes === undefined) return this.build(identity);
     // IdP tokens: scopes come from group mappings, plus any OAuth scope that names a scope document.
-    const mapped = new Set([...this.scopes.scopesForGroups(identity.groups), ...identity.claimScopes.filter((s) => this.scopes.has(s))]);
+    const mapped = new Set([
+      ...this.scopes.scopesForGroups(identity.groups),
+      ...identity.claimScopes.filter((s) => this.scopes.has(s)),
+    ]);
     return this.build({ ...identity, scopes: [...mapped] });
   }
 
   private fromSession(s: SessionPayload): UserContext {
-    return this.build({ username: s.username, groups: s.groups, scopes: s.scopes, auth_method: 'session_cookie', provider: s.provider, expiresAt: s.exp * 1000 });
+    return this.build({
+      username: s.username,
+      groups: s.groups,
+      scopes: s.scopes,
+      auth_method: 'session_cookie',
+      provider: s.provider,
+      expiresAt: s.exp * 1000,
+    });
   }
 
   build(id: Omit<VerifiedIdentity, 'expiresAt'> & { expiresAt?: number }): UserContext {

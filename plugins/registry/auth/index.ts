@@ -47,7 +47,11 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   const settings = authSettings(sb.config.registry, process.env, sb.configDir);
   const secret = loadSecretKey(sb.dataDir, process.env, settings.secret_key);
   const admin = loadAdminCredentials(sb.dataDir, process.env, settings);
-  if (admin.generated) app.log.warn({ file: admin.source, username: admin.username }, 'Generated a password for the registry admin; it is in this file (mode 0600)');
+  if (admin.generated)
+    app.log.warn(
+      { file: admin.source, username: admin.username },
+      'Generated a password for the registry admin; it is in this file (mode 0600)',
+    );
   else app.log.info({ source: admin.source, username: admin.username }, 'Registry admin credentials loaded');
   app.log.info({ source: secret.source }, 'SECRET_KEY loaded');
 
@@ -72,7 +76,10 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
       if (isPublicPath(path)) return;
       // /validate judges the original request, not itself.
       if (path !== '/validate' && !boundPathAllowed(bound, path)) {
-        throw forbidden('SB_ERR_TOKEN_RESOURCE_BOUND', `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}; use a token without a resource binding`);
+        throw forbidden(
+          'SB_ERR_TOKEN_RESOURCE_BOUND',
+          `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}; use a token without a resource binding`,
+        );
       }
     }
     request.authSource = who.source;

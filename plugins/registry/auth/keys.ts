@@ -8,7 +8,11 @@ import { SECRET_KEY_FILE, loadSecrets } from '../../../core/secrets.ts';
  * needs no setup and a restart keeps sessions and tokens valid. Files are
  * created with mode 0600 and only their path is ever logged.
  */
-export function readOrCreateSecretFile(dataDir: string, name: string, make: () => string): { value: string; created: boolean; path: string } {
+export function readOrCreateSecretFile(
+  dataDir: string,
+  name: string,
+  make: () => string,
+): { value: string; created: boolean; path: string } {
   const path = join(dataDir, name);
   try {
     const value = readFileSync(path, 'utf8').trim();
@@ -22,7 +26,8 @@ export function readOrCreateSecretFile(dataDir: string, name: string, make: () =
   try {
     writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { value: readFileSync(path, 'utf8').trim(), created: false, path };
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      return { value: readFileSync(path, 'utf8').trim(), created: false, path };
     throw err;
   }
   chmodSync(path, 0o600);
@@ -33,11 +38,18 @@ export function readOrCreateSecretFile(dataDir: string, name: string, make: () =
  * SECRET_KEY signs session cookies and self-signed tokens: env, then config
  * `registry.secret_key`, else core/secrets.ts (DATA_DIR/secret_key, 0600).
  */
-export function loadSecretKey(dataDir: string, env: NodeJS.ProcessEnv, configured?: string): { key: Uint8Array; source: string } {
+export function loadSecretKey(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  configured?: string,
+): { key: Uint8Array; source: string } {
   const fromEnv = env.SECRET_KEY?.trim();
   if (fromEnv) return { key: new TextEncoder().encode(fromEnv), source: 'env SECRET_KEY' };
   if (configured) return { key: new TextEncoder().encode(configured), source: 'config registry.secret_key' };
-  return { key: new TextEncoder().encode(loadSecrets(dataDir, { ...env, SECRET_KEY: undefined }).secretKey), source: join(dataDir, SECRET_KEY_FILE) };
+  return {
+    key: new TextEncoder().encode(loadSecrets(dataDir, { ...env, SECRET_KEY: undefined }).secretKey),
+    source: join(dataDir, SECRET_KEY_FILE),
+  };
 }
 
 export interface AdminCredentials {
@@ -49,10 +61,16 @@ export interface AdminCredentials {
 }
 
 /** The local admin: env, then config, else a generated password kept in DATA_DIR/admin_password. */
-export function loadAdminCredentials(dataDir: string, env: NodeJS.ProcessEnv, cfg: { admin_user?: string; admin_password?: string }): AdminCredentials {
+export function loadAdminCredentials(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  cfg: { admin_user?: string; admin_password?: string },
+): AdminCredentials {
   const username = env.ADMIN_USER || cfg.admin_user || 'admin';
-  if (env.ADMIN_PASSWORD?.trim()) return { username, password: env.ADMIN_PASSWORD, source: 'env ADMIN_PASSWORD', generated: false };
-  if (cfg.admin_password) return { username, password: cfg.admin_password, source: 'config registry.admin_password', generated: false };
+  if (env.ADMIN_PASSWORD?.trim())
+    return { username, password: env.ADMIN_PASSWORD, source: 'env ADMIN_PASSWORD', generated: false };
+  if (cfg.admin_password)
+    return { username, password: cfg.admin_password, source: 'config registry.admin_password', generated: false };
   const f = readOrCreateSecretFile(dataDir, 'admin_password', () => randomBytes(18).toString('base64url'));
   return { username, password: f.value, source: f.path, generated: f.created };
 }

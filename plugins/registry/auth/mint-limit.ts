@@ -10,7 +10,10 @@ const HOUR_MS = 3600_000;
  */
 export class MintLimiter {
   private readonly col: Collection<number[]>;
-  constructor(store: Store, private readonly perHour: number) {
+  constructor(
+    store: Store,
+    private readonly perHour: number,
+  ) {
     this.col = store.collection<number[]>('registry_token_mints');
   }
 
@@ -22,7 +25,11 @@ export class MintLimiter {
       // limit (more than one when the limit was lowered since).
       const freeing = recent[recent.length - this.perHour];
       const retry = freeing === undefined ? HOUR_MS / 1000 : Math.max(1, Math.ceil((freeing + HOUR_MS - now) / 1000));
-      throw tooManyRequests('SB_ERR_TOKEN_RATE_LIMIT', `Token minting limit reached: ${this.perHour} tokens per user per hour; try again in ${retry} s`, retry);
+      throw tooManyRequests(
+        'SB_ERR_TOKEN_RATE_LIMIT',
+        `Token minting limit reached: ${this.perHour} tokens per user per hour; try again in ${retry} s`,
+        retry,
+      );
     }
     recent.push(now);
     await this.col.set(username, recent, HOUR_MS);

@@ -13,11 +13,19 @@ export function normalizeResourceId(id: string): string {
   // Any '%' at all: a lone one is either an encoding mistake or an attempt to smuggle one past this check.
   if (id.includes('%')) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must not contain percent-encoding');
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(id)) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must not contain control characters');
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(id))
+    throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must not contain control characters');
   const trimmed = id.replace(/^\/+|\/+$/g, '');
-  if (!trimmed) throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must name a resource (it is empty after trimming slashes)');
+  if (!trimmed)
+    throw badRequest(
+      'SB_ERR_TOKEN_RESOURCE_ID',
+      'resource.id must name a resource (it is empty after trimming slashes)',
+    );
   if (/\s/.test(trimmed) || trimmed.includes('//') || trimmed.includes('\\')) {
-    throw badRequest('SB_ERR_TOKEN_RESOURCE_ID', 'resource.id must be a path or slug without whitespace, backslashes or empty segments');
+    throw badRequest(
+      'SB_ERR_TOKEN_RESOURCE_ID',
+      'resource.id must be a path or slug without whitespace, backslashes or empty segments',
+    );
   }
   return trimmed;
 }
@@ -57,7 +65,13 @@ const FORBIDDEN_FAMILIES = [
  * /.well-known/mcp-servers. Rule 6 limits what a bound token can authorise;
  * these endpoints authorise nothing.
  */
-const PUBLIC_PATHS = new Set(['/.well-known/mcp-servers', '/health', '/api/auth/providers', '/api/auth/login', '/login']);
+const PUBLIC_PATHS = new Set([
+  '/.well-known/mcp-servers',
+  '/health',
+  '/api/auth/providers',
+  '/api/auth/login',
+  '/login',
+]);
 const PUBLIC_PREFIXES = ['/api/auth/auth/', '/auth/'];
 
 export function isPublicPath(path: string): boolean {
@@ -76,7 +90,26 @@ function underPrefix(path: string, prefix: string): boolean {
  * not an MCP server: /validate must not judge `/v0/servers` as a server named
  * "v0/servers" (a user limited to one server would be refused the catalog).
  */
-const REGISTRY_PATHS = ['/v0', '/v0.1', '/.well-known', '/health', '/healthz', '/readyz', '/metrics', '/docs', '/openapi.json', '/validate', '/login', '/logout', '/register', '/toggle', '/edit', '/refresh', '/auth', '/ws'];
+const REGISTRY_PATHS = [
+  '/v0',
+  '/v0.1',
+  '/.well-known',
+  '/health',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/docs',
+  '/openapi.json',
+  '/validate',
+  '/login',
+  '/logout',
+  '/register',
+  '/toggle',
+  '/edit',
+  '/refresh',
+  '/auth',
+  '/ws',
+];
 
 /** The server an MCP path addresses: the path without its /mcp, /sse or /messages suffix. */
 export function serverNameOf(path: string): string | undefined {
@@ -89,7 +122,10 @@ export function serverNameOf(path: string): string | undefined {
 
 /** `/api/<family>/<id...>` paths that address one resource of a type. */
 const RESOURCE_ROUTES: Array<{ prefixes: string[]; types: Array<NonNullable<UserContext['resource']>['type']> }> = [
-  { prefixes: ['/api/servers', '/api/server_details', '/api/tools', '/api/toggle', '/api/edit', '/api/refresh'], types: ['server', 'virtual_server'] },
+  {
+    prefixes: ['/api/servers', '/api/server_details', '/api/tools', '/api/toggle', '/api/edit', '/api/refresh'],
+    types: ['server', 'virtual_server'],
+  },
   { prefixes: ['/api/virtual-servers', '/api/virtual_servers'], types: ['virtual_server'] },
   { prefixes: ['/api/agents'], types: ['agent'] },
   { prefixes: ['/api/skills'], types: ['skill'] },

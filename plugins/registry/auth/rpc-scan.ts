@@ -123,7 +123,8 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
           }
           const e = code(s, i + 1);
           if (e === 117) {
-            if (!(isHex(code(s, i + 2)) && isHex(code(s, i + 3)) && isHex(code(s, i + 4)) && isHex(code(s, i + 5)))) return undefined;
+            if (!(isHex(code(s, i + 2)) && isHex(code(s, i + 3)) && isHex(code(s, i + 4)) && isHex(code(s, i + 5))))
+              return undefined;
             i += 6;
           } else if (e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
             i += 2;
@@ -183,7 +184,8 @@ export function scanRpcCalls(s: string): RpcCall[] | undefined {
         if (top === 0) return i === s.length ? calls : undefined;
         i++;
         if (c === 125 /* } */ && kinds[top] === OBJECT) {
-          if (roles[top] === CALL && method !== undefined) calls.push({ method, tool: method === 'tools/call' ? tool : undefined });
+          if (roles[top] === CALL && method !== undefined)
+            calls.push({ method, tool: method === 'tools/call' ? tool : undefined });
           top--;
           continue;
         }

@@ -14,7 +14,9 @@ const ServerRule = Type.Object({
   source: Type.Optional(Type.String()),
 });
 const AgentRule = Type.Object({
-  agents: Type.Object({ actions: Type.Array(Type.Object({ action: Type.String(), resources: Type.Array(Type.String()) })) }),
+  agents: Type.Object({
+    actions: Type.Array(Type.Object({ action: Type.String(), resources: Type.Array(Type.String()) })),
+  }),
 });
 export const ScopeDocument = Type.Object({
   _id: Type.String({ minLength: 1 }),
@@ -47,7 +49,9 @@ const ADMIN_PREFIXES = ['register_', 'modify_', 'toggle_', 'delete_', 'publish_'
 export function readScopeFiles(dir: string): ScopeDocument[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -58,10 +62,15 @@ export function readScopeFiles(dir: string): ScopeDocument[] {
     try {
       doc = JSON.parse(readFileSync(file, 'utf8'));
     } catch (err) {
-      throw new StartupError('SB_ERR_SCOPES_INVALID', `Scope file ${file} is not valid JSON: ${(err as Error).message}`, err);
+      throw new StartupError(
+        'SB_ERR_SCOPES_INVALID',
+        `Scope file ${file} is not valid JSON: ${(err as Error).message}`,
+        err,
+      );
     }
     const first = Value.Errors(ScopeDocument, doc).First();
-    if (first) throw new StartupError('SB_ERR_SCOPES_INVALID', `Scope file ${file}: ${first.path || '(root)'} ${first.message}`);
+    if (first)
+      throw new StartupError('SB_ERR_SCOPES_INVALID', `Scope file ${file}: ${first.path || '(root)'} ${first.message}`);
     return { ...(doc as ScopeDocument), system: true };
   });
 }
@@ -84,7 +93,10 @@ export class ScopeStore {
   version = 0;
   private signature = '';
 
-  constructor(store: Store, private readonly maxAgeMs = 10_000) {
+  constructor(
+    store: Store,
+    private readonly maxAgeMs = 10_000,
+  ) {
     this.col = store.collection<ScopeDocument>('registry_scopes');
   }
 
@@ -97,7 +109,8 @@ export class ScopeStore {
     for (const doc of files) {
       const stored = await this.col.get(doc._id);
       const added = (stored?.server_access ?? []).filter(
-        (r) => 'server' in r && r.source === 'api' && !doc.server_access.some((f) => 'server' in f && f.server === r.server),
+        (r) =>
+          'server' in r && r.source === 'api' && !doc.server_access.some((f) => 'server' in f && f.server === r.server),
       );
       await this.col.set(doc._id, { ...doc, server_access: [...doc.server_access, ...added] });
     }
@@ -177,7 +190,11 @@ export class ScopeStore {
       }
       const name = server.replace(/^\/+|\/+$/g, '');
       const has = doc.server_access.some((r) => 'server' in r && r.server.replace(/^\/+|\/+$/g, '') === name);
-      if (!has) await this.col.set(g, { ...doc, server_access: [...doc.server_access, { server: name, methods: ['all'], tools: ['all'], source: 'api' }] });
+      if (!has)
+        await this.col.set(g, {
+          ...doc,
+          server_access: [...doc.server_access, { server: name, methods: ['all'], tools: ['all'], source: 'api' }],
+        });
     }
     await this.reload();
     return missing;
@@ -185,7 +202,9 @@ export class ScopeStore {
 
   /** Scopes that receive every server registered through the internal register endpoint. */
   autoAddScopes(): string[] {
-    return this.list().filter((d) => d.auto_add_registered_servers).map((d) => d._id);
+    return this.list()
+      .filter((d) => d.auto_add_registered_servers)
+      .map((d) => d._id);
   }
 
   /**
@@ -197,7 +216,9 @@ export class ScopeStore {
     const name = server.replace(/^\/+|\/+$/g, '');
     const changed: string[] = [];
     for (const doc of this.docs.values()) {
-      const kept = doc.server_access.filter((r) => !('server' in r) || r.source !== 'api' || r.server.replace(/^\/+|\/+$/g, '') !== name);
+      const kept = doc.server_access.filter(
+        (r) => !('server' in r) || r.source !== 'api' || r.server.replace(/^\/+|\/+$/g, '') !== name,
+      );
       if (kept.length === doc.server_access.length) continue;
       await this.col.set(doc._id, { ...doc, server_access: kept });
       changed.push(doc._id);
@@ -216,7 +237,10 @@ export class ScopeStore {
         missing.push(g);
         continue;
       }
-      await this.col.set(g, { ...doc, server_access: doc.server_access.filter((r) => !('server' in r) || r.server.replace(/^\/+|\/+$/g, '') !== name) });
+      await this.col.set(g, {
+        ...doc,
+        server_access: doc.server_access.filter((r) => !('server' in r) || r.server.replace(/^\/+|\/+$/g, '') !== name),
+      });
     }
     await this.reload();
     return missing;
@@ -231,7 +255,9 @@ export class ScopeStore {
 
   /** Groups that scope files name: they cannot be deleted. */
   isSystemGroup(group: string): boolean {
-    return (this.byGroup.get(group) ?? []).some((s) => this.docs.get(s)?.system) || this.docs.get(group)?.system === true;
+    return (
+      (this.byGroup.get(group) ?? []).some((s) => this.docs.get(s)?.system) || this.docs.get(group)?.system === true
+    );
   }
 
   grants(scopes: string[]): Grants {
@@ -244,7 +270,8 @@ export class ScopeStore {
       if (!doc) continue;
       for (const rule of doc.server_access) {
         if ('agents' in rule) {
-          for (const a of rule.agents.actions) g.agent_actions[a.action] = union(g.agent_actions[a.action], a.resources);
+          for (const a of rule.agents.actions)
+            g.agent_actions[a.action] = union(g.agent_actions[a.action], a.resources);
         } else {
           g.server_access.push(rule);
         }

@@ -62,14 +62,21 @@ const RESOURCE_TYPES = new Set(['server', 'virtual_server', 'agent', 'skill']);
 export async function verifySelfToken(key: Uint8Array, token: string): Promise<VerifiedIdentity> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, key, { issuer: SELF_ISSUER, audience: SELF_AUDIENCE, algorithms: ['HS256'] }));
+    ({ payload } = await jwtVerify(token, key, {
+      issuer: SELF_ISSUER,
+      audience: SELF_AUDIENCE,
+      algorithms: ['HS256'],
+    }));
   } catch (err) {
-    if (err instanceof joseErrors.JWTExpired) throw new TokenRejected('Token has expired; mint a new one at POST /api/tokens/generate');
+    if (err instanceof joseErrors.JWTExpired)
+      throw new TokenRejected('Token has expired; mint a new one at POST /api/tokens/generate');
     throw new TokenRejected('Invalid token: signature, issuer or audience check failed');
   }
   const kind = payload.token_kind;
   if (kind !== 'user' && kind !== 'resource') {
-    throw new TokenRejected('Token was issued before token_kind existed and is no longer accepted; mint a new one at POST /api/tokens/generate');
+    throw new TokenRejected(
+      'Token was issued before token_kind existed and is no longer accepted; mint a new one at POST /api/tokens/generate',
+    );
   }
   const username = String(payload.preferred_username ?? payload.sub ?? '');
   if (!username) throw new TokenRejected('Invalid token: no subject');

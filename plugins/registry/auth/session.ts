@@ -26,8 +26,16 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function signSession(key: Uint8Array, p: Omit<SessionPayload, 'sid' | 'exp'>, hours: number): { value: string; payload: SessionPayload } {
-  const payload: SessionPayload = { ...p, sid: randomBytes(16).toString('base64url'), exp: Math.floor(Date.now() / 1000 + hours * 3600) };
+export function signSession(
+  key: Uint8Array,
+  p: Omit<SessionPayload, 'sid' | 'exp'>,
+  hours: number,
+): { value: string; payload: SessionPayload } {
+  const payload: SessionPayload = {
+    ...p,
+    sid: randomBytes(16).toString('base64url'),
+    exp: Math.floor(Date.now() / 1000 + hours * 3600),
+  };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return { value: `${body}.${mac(key, `session:${body}`)}`, payload };
 }
@@ -73,8 +81,17 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-export function cookieHeader(name: string, value: string, opts: { maxAgeSeconds: number; httpOnly: boolean; secure: boolean }): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`, 'SameSite=Lax'];
+export function cookieHeader(
+  name: string,
+  value: string,
+  opts: { maxAgeSeconds: number; httpOnly: boolean; secure: boolean },
+): string {
+  const parts = [
+    `${name}=${encodeURIComponent(value)}`,
+    'Path=/',
+    `Max-Age=${Math.max(0, Math.floor(opts.maxAgeSeconds))}`,
+    'SameSite=Lax',
+  ];
   if (opts.httpOnly) parts.push('HttpOnly');
   if (opts.secure) parts.push('Secure');
   return parts.join('; ');

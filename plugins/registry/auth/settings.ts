@@ -75,7 +75,10 @@ const ENV_IDP: Record<string, keyof IdpSettings> = {
 export function authSettings(registry: unknown, env: NodeJS.ProcessEnv, configDir: string): AuthSettings {
   const raw = { ...((registry as Record<string, unknown>) ?? {}) };
   if (env.AUTH_PROVIDER) {
-    const idp: Record<string, unknown> = { ...((raw.idp as Record<string, unknown>) ?? {}), provider: env.AUTH_PROVIDER };
+    const idp: Record<string, unknown> = {
+      ...((raw.idp as Record<string, unknown>) ?? {}),
+      provider: env.AUTH_PROVIDER,
+    };
     for (const [name, key] of Object.entries(ENV_IDP)) if (env[name] && idp[key] === undefined) idp[key] = env[name];
     raw.idp = idp;
   }

@@ -1,5 +1,12 @@
 import { forbidden } from '../../../core/errors.ts';
-import { boundTo, canAccessServer, hasPermission, normalizePath, requireBasicAdmin, requireUser } from '../auth/access.ts';
+import {
+  boundTo,
+  canAccessServer,
+  hasPermission,
+  normalizePath,
+  requireBasicAdmin,
+  requireUser,
+} from '../auth/access.ts';
 import type { UiPermission, UserContext } from '../auth/context.ts';
 import type { AgentRecord, ServerRecord, SkillRecord } from './records.ts';
 
@@ -38,7 +45,9 @@ export function serverVisible(user: UserContext, server: Pick<ServerRecord, 'pat
 export function serverVisibility(user: UserContext): (s: Pick<ServerRecord, 'path' | 'groups'>) => boolean {
   if (user.resource) return (s) => serverVisible(user, s);
   if (user.is_admin || user.server_access.some((r) => r.server === '*' || r.server === 'all')) return () => true;
-  const names = new Set(user.server_access.filter((r) => typeof r.server === 'string').map((r) => normalizePath(r.server)));
+  const names = new Set(
+    user.server_access.filter((r) => typeof r.server === 'string').map((r) => normalizePath(r.server)),
+  );
   const groups = new Set([...user.groups, ...user.scopes]);
   return (s) => names.has(s.path.slice(1)) || s.groups.some((g) => groups.has(g));
 }
@@ -49,13 +58,17 @@ export function can(user: UserContext, perm: UiPermission, path?: string): boole
 }
 
 export function requireCan(user: UserContext, perm: UiPermission, path?: string): void {
-  if (!can(user, perm, path)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Permission '${perm}' is required${path ? ` on ${path}` : ''}`);
+  if (!can(user, perm, path))
+    throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Permission '${perm}' is required${path ? ` on ${path}` : ''}`);
 }
 
 /** Credentials may be set only by callers holding register_service or modify_service (spec 5.3 rule 4). */
 export function requireCredentialRight(user: UserContext, path: string): void {
   if (!can(user, 'register_service', path) && !can(user, 'modify_service', path)) {
-    throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Setting a backend credential on ${path} needs register_service or modify_service`);
+    throw forbidden(
+      'SB_ERR_REGISTRY_FORBIDDEN',
+      `Setting a backend credential on ${path} needs register_service or modify_service`,
+    );
   }
 }
 
@@ -76,7 +89,10 @@ export { requireBasicAdmin };
  * Agents: public and internal cards are visible to callers holding list_agents
  * (or get_agent) on them; private cards only to their owner and admins.
  */
-export function agentVisible(user: UserContext, agent: Pick<AgentRecord, 'path' | 'visibility' | 'registered_by'>): boolean {
+export function agentVisible(
+  user: UserContext,
+  agent: Pick<AgentRecord, 'path' | 'visibility' | 'registered_by'>,
+): boolean {
   if (!boundTo(user, agent.path)) return false;
   if (isAdmin(user) || user.is_admin) return true;
   if (agent.registered_by === user.username) return true;
@@ -88,11 +104,17 @@ export function agentVisible(user: UserContext, agent: Pick<AgentRecord, 'path' 
  * agentVisible as a closure for list scans: a caller listing every agent
  * ('all' or '*') skips the per-agent permission lookup.
  */
-export function agentVisibility(user: UserContext): (a: Pick<AgentRecord, 'path' | 'visibility' | 'registered_by'>) => boolean {
+export function agentVisibility(
+  user: UserContext,
+): (a: Pick<AgentRecord, 'path' | 'visibility' | 'registered_by'>) => boolean {
   if (user.resource) return (a) => agentVisible(user, a);
   if (user.is_admin) return () => true;
   const wild = (list?: string[]) => !!list?.some((r) => r === 'all' || r === '*');
-  const everyone = wild(user.ui_permissions.list_agents) || wild(user.ui_permissions.get_agent) || wild(user.agent_actions.list_agents) || wild(user.agent_actions.get_agent);
+  const everyone =
+    wild(user.ui_permissions.list_agents) ||
+    wild(user.ui_permissions.get_agent) ||
+    wild(user.agent_actions.list_agents) ||
+    wild(user.agent_actions.get_agent);
   if (!everyone) return (a) => agentVisible(user, a);
   return (a) => a.visibility !== 'private' || a.registered_by === user.username;
 }
@@ -102,7 +124,10 @@ export function ownsOrAdmin(user: UserContext, owner: string, path: string): boo
 }
 
 /** Skills: public ones to every caller, private ones to owner and admins, group ones to members of the owner's groups. */
-export function skillVisible(user: UserContext, skill: Pick<SkillRecord, 'path' | 'visibility' | 'registered_by'> & { owner_groups?: string[] }): boolean {
+export function skillVisible(
+  user: UserContext,
+  skill: Pick<SkillRecord, 'path' | 'visibility' | 'registered_by'> & { owner_groups?: string[] },
+): boolean {
   if (!boundTo(user, skill.path)) return false;
   if (user.is_admin || skill.registered_by === user.username) return true;
   if (skill.visibility === 'public') return true;

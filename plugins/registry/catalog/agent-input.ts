@@ -12,7 +12,13 @@ import { TRUST_WEIGHT } from './agents-repo.ts';
 const SkillIn = Type.Union([
   Type.String(),
   Type.Object(
-    { name: Type.String({ minLength: 1 }), id: Type.Optional(Type.String()), description: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })) },
+    {
+      name: Type.String({ minLength: 1 }),
+      id: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      tags: Type.Optional(Type.Array(Type.String())),
+      input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    },
     { additionalProperties: true },
   ),
 ]);
@@ -24,17 +30,40 @@ export const AgentBody = Type.Object(
     path: Type.Optional(Type.String({ description: 'Starts with /; defaults to /<name as a slug>' })),
     url: Type.Optional(Type.String({ description: 'Agent endpoint (http or https)' })),
     version: Type.Optional(Type.String()),
-    provider: Type.Optional(Type.Union([Type.String(), Type.Object({ organization: Type.Optional(Type.String()), url: Type.Optional(Type.String()) }, { additionalProperties: true })])),
+    provider: Type.Optional(
+      Type.Union([
+        Type.String(),
+        Type.Object(
+          { organization: Type.Optional(Type.String()), url: Type.Optional(Type.String()) },
+          { additionalProperties: true },
+        ),
+      ]),
+    ),
     protocol_version: Type.Optional(Type.String()),
-    security_schemes: Type.Optional(Type.Record(Type.String(), Type.Object({ type: Type.String() }, { additionalProperties: true }))),
-    securitySchemes: Type.Optional(Type.Record(Type.String(), Type.Object({ type: Type.String() }, { additionalProperties: true }))),
+    security_schemes: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ),
+    securitySchemes: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ type: Type.String() }, { additionalProperties: true })),
+    ),
     skills: Type.Optional(Type.Array(SkillIn)),
     tags: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
     visibility: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('internal')])),
     license: Type.Optional(Type.String()),
-    trust_level: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('community'), Type.Literal('verified'), Type.Literal('trusted')])),
+    trust_level: Type.Optional(
+      Type.Union([
+        Type.Literal('unverified'),
+        Type.Literal('community'),
+        Type.Literal('verified'),
+        Type.Literal('trusted'),
+      ]),
+    ),
     is_enabled: Type.Optional(Type.Boolean({ description: 'Ignored: enabled state changes only through toggle' })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Extension data; unknown card fields are kept here too' })),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Extension data; unknown card fields are kept here too',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -43,7 +72,10 @@ export type AgentBodyT = Record<string, unknown> & { name: string };
 const KNOWN = new Set(Object.keys(AgentBody.properties));
 
 /** A2A camelCase spellings of client-settable fields, taken as their spec names. */
-const CAMEL_ALIASES: Record<string, string> = { protocolVersion: 'protocol_version', securitySchemes: 'security_schemes' };
+const CAMEL_ALIASES: Record<string, string> = {
+  protocolVersion: 'protocol_version',
+  securitySchemes: 'security_schemes',
+};
 
 /**
  * Fields the registry owns, in every spelling a client might send. They are
@@ -51,15 +83,38 @@ const CAMEL_ALIASES: Record<string, string> = { protocolVersion: 'protocol_versi
  * not find a self-asserted `trustLevel` beside the server's `trust_level`.
  */
 const SERVER_CONTROLLED = new Set([
-  'id', 'trust_level', 'trustLevel', 'is_enabled', 'isEnabled', 'enabled', 'num_skills', 'numSkills',
-  'registered_by', 'registeredBy', 'registered_at', 'registeredAt', 'updated_at', 'updatedAt',
-  'health_status', 'healthStatus', 'security_status', 'securityStatus', 'rating', 'num_stars', 'numStars',
+  'id',
+  'trust_level',
+  'trustLevel',
+  'is_enabled',
+  'isEnabled',
+  'enabled',
+  'num_skills',
+  'numSkills',
+  'registered_by',
+  'registeredBy',
+  'registered_at',
+  'registeredAt',
+  'updated_at',
+  'updatedAt',
+  'health_status',
+  'healthStatus',
+  'security_status',
+  'securityStatus',
+  'rating',
+  'num_stars',
+  'numStars',
 ]);
 
 /** Unknown card fields (and an explicit `metadata` object): kept, but only under `metadata` in answers. */
 function extensionData(body: Record<string, unknown>): Record<string, unknown> {
-  const given = body.metadata && typeof body.metadata === 'object' && !Array.isArray(body.metadata) ? (body.metadata as Record<string, unknown>) : {};
-  const unknown = Object.entries(body).filter(([k]) => k !== 'metadata' && !KNOWN.has(k) && !(k in CAMEL_ALIASES) && !SERVER_CONTROLLED.has(k));
+  const given =
+    body.metadata && typeof body.metadata === 'object' && !Array.isArray(body.metadata)
+      ? (body.metadata as Record<string, unknown>)
+      : {};
+  const unknown = Object.entries(body).filter(
+    ([k]) => k !== 'metadata' && !KNOWN.has(k) && !(k in CAMEL_ALIASES) && !SERVER_CONTROLLED.has(k),
+  );
   return withoutServerFields({ ...given, ...Object.fromEntries(unknown) });
 }
 
@@ -71,14 +126,23 @@ const RESERVED = new Set(['register', 'discover']);
 export function normalizeAgentPath(raw: string): string {
   const p = `/${raw.trim().replace(/^\/+|\/+$/g, '')}`;
   if (!/^\/[A-Za-z0-9._-]+$/.test(p) || p.includes('..')) {
-    throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `Agent path must be one segment of letters, digits, '.', '_' or '-', e.g. /code-reviewer (got '${raw}')`);
+    throw badRequest(
+      'SB_ERR_REGISTRY_INVALID_PATH',
+      `Agent path must be one segment of letters, digits, '.', '_' or '-', e.g. /code-reviewer (got '${raw}')`,
+    );
   }
   if (RESERVED.has(p.slice(1))) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `${p} is reserved by the agents API`);
   return p;
 }
 
 function slug(name: string): string {
-  return name.trim().toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'agent';
+  return (
+    name
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'agent'
+  );
 }
 
 function skills(raw: unknown): AgentSkill[] {
@@ -97,9 +161,16 @@ function skills(raw: unknown): AgentSkill[] {
 }
 
 /** A full agent record from a registration or PUT body; `existing` keeps identity and ownership. */
-export function buildAgent(body: AgentBodyT, user: UserContext, existing?: AgentRecord, pathOverride?: string): AgentRecord {
-  if (!body.name?.trim()) throw unprocessable('SB_ERR_VALIDATION', [{ loc: ['body', 'name'], msg: 'name is required', type: 'missing' }]);
-  const path = pathOverride ?? normalizeAgentPath(typeof body.path === 'string' && body.path ? body.path : slug(body.name));
+export function buildAgent(
+  body: AgentBodyT,
+  user: UserContext,
+  existing?: AgentRecord,
+  pathOverride?: string,
+): AgentRecord {
+  if (!body.name?.trim())
+    throw unprocessable('SB_ERR_VALIDATION', [{ loc: ['body', 'name'], msg: 'name is required', type: 'missing' }]);
+  const path =
+    pathOverride ?? normalizeAgentPath(typeof body.path === 'string' && body.path ? body.path : slug(body.name));
   let url = '';
   if (typeof body.url === 'string' && body.url) {
     try {
@@ -111,12 +182,16 @@ export function buildAgent(body: AgentBodyT, user: UserContext, existing?: Agent
     }
   }
   // Registration never takes a trust level (issue 14): a new card is unverified until an admin changes it with PUT.
-  const trust = (existing ? (body.trust_level as TrustLevel | undefined) : undefined) ?? existing?.trust_level ?? 'unverified';
+  const trust =
+    (existing ? (body.trust_level as TrustLevel | undefined) : undefined) ?? existing?.trust_level ?? 'unverified';
   if (trust !== (existing?.trust_level ?? 'unverified') && !isAdmin(user)) {
     throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', 'Only administrators may set trust_level');
   }
   if (!(trust in TRUST_WEIGHT)) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `Unknown trust_level ${trust}`);
-  const provider = typeof body.provider === 'string' ? body.provider : (body.provider as { organization?: string } | undefined)?.organization;
+  const provider =
+    typeof body.provider === 'string'
+      ? body.provider
+      : (body.provider as { organization?: string } | undefined)?.organization;
   const extra = extensionData(body);
   const now = new Date().toISOString();
   return {
@@ -127,8 +202,12 @@ export function buildAgent(body: AgentBodyT, user: UserContext, existing?: Agent
     url,
     version: typeof body.version === 'string' && body.version ? body.version : '1.0.0',
     provider,
-    protocol_version: typeof (body.protocol_version ?? body.protocolVersion) === 'string' ? String(body.protocol_version ?? body.protocolVersion) : undefined,
-    security_schemes: ((body.security_schemes ?? body.securitySchemes) as Record<string, SecurityScheme> | undefined) ?? {},
+    protocol_version:
+      typeof (body.protocol_version ?? body.protocolVersion) === 'string'
+        ? String(body.protocol_version ?? body.protocolVersion)
+        : undefined,
+    security_schemes:
+      ((body.security_schemes ?? body.securitySchemes) as Record<string, SecurityScheme> | undefined) ?? {},
     skills: skills(body.skills),
     tags: parseTags(body.tags) ?? [],
     visibility: (body.visibility as AgentRecord['visibility'] | undefined) ?? 'public',

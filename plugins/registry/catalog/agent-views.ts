@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
 
 export const AgentSkillSchema = Type.Object(
-  { name: Type.String(), id: Type.Optional(Type.String()), description: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())), input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })) },
+  {
+    name: Type.String(),
+    id: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    tags: Type.Optional(Type.Array(Type.String())),
+    input_schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
   { additionalProperties: false },
 );
 
@@ -27,7 +33,9 @@ export const AgentCardSchema = Type.Object(
     registered_by: Type.String(),
     registered_at: Type.String(),
     updated_at: Type.String(),
-    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Card fields the registry does not know (A2A extensions), kept apart from its own' }),
+    metadata: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Card fields the registry does not know (A2A extensions), kept apart from its own',
+    }),
   },
   { additionalProperties: false },
 );

@@ -24,42 +24,97 @@ export default async function agentDiscoveryRoutes(fastify: FastifyInstance): Pr
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = fastify;
 
-  app.post('/api/agents/discover', {
-    schema: {
-      tags, summary: 'Agents by skills: 0.6 x skills matched + 0.2 x tags matched + 0.2 x trust',
-      body: Type.Object({ skills: Type.Optional(Type.Array(Type.String())), tags: Type.Optional(Type.Array(Type.String())) }),
-      querystring: Type.Object({ max_results: MaxResults }),
-      response: {
-        200: Type.Object({
-          agents: Type.Array(Type.Object({ path: Type.String(), name: Type.String(), description: Type.String(), url: Type.String(), relevance_score: Type.Number(), matching_skills: Type.Array(Type.String()), trust_level: Type.String() })),
-          query: Type.Object({ skills: Type.Array(Type.String()), tags: Type.Array(Type.String()) }),
+  app.post(
+    '/api/agents/discover',
+    {
+      schema: {
+        tags,
+        summary: 'Agents by skills: 0.6 x skills matched + 0.2 x tags matched + 0.2 x trust',
+        body: Type.Object({
+          skills: Type.Optional(Type.Array(Type.String())),
+          tags: Type.Optional(Type.Array(Type.String())),
         }),
-        ...ErrorResponses,
+        querystring: Type.Object({ max_results: MaxResults }),
+        response: {
+          200: Type.Object({
+            agents: Type.Array(
+              Type.Object({
+                path: Type.String(),
+                name: Type.String(),
+                description: Type.String(),
+                url: Type.String(),
+                relevance_score: Type.Number(),
+                matching_skills: Type.Array(Type.String()),
+                trust_level: Type.String(),
+              }),
+            ),
+            query: Type.Object({ skills: Type.Array(Type.String()), tags: Type.Array(Type.String()) }),
+          }),
+          ...ErrorResponses,
+        },
       },
     },
-  }, async (request) => {
-    const user = currentUser(request);
-    const skills = (request.body.skills ?? []).map((s) => s.trim()).filter(Boolean);
-    if (!skills.length) throw badRequest('SB_ERR_REGISTRY_NO_SKILLS', 'No skills provided: send {"skills": ["<skill name>", ...]}');
-    const wantTags = request.body.tags ?? [];
-    const hits = catalog.agents.discover(skills, wantTags, discoverable(user), request.query.max_results);
-    return {
-      agents: hits.map((h) => ({ path: h.agent.path, name: h.agent.name, description: h.agent.description, url: h.agent.url, relevance_score: h.relevance_score, matching_skills: h.matching_skills, trust_level: h.agent.trust_level })),
-      query: { skills, tags: wantTags },
-    };
-  });
-
-  app.post('/api/agents/discover/semantic', {
-    schema: {
-      tags, summary: 'Agents by free text (lexical BM25 ranking over name, description, skills, tags)',
-      querystring: Type.Object({ query: Type.Optional(Type.String()), max_results: MaxResults }),
-      response: { 200: Type.Object({ agents: Type.Array(Type.Object({ path: Type.String(), name: Type.String(), description: Type.String(), url: Type.String(), relevance_score: Type.Number() })), query: Type.String() }), ...ErrorResponses },
+    async (request) => {
+      const user = currentUser(request);
+      const skills = (request.body.skills ?? []).map((s) => s.trim()).filter(Boolean);
+      if (!skills.length)
+        throw badRequest('SB_ERR_REGISTRY_NO_SKILLS', 'No skills provided: send {"skills": ["<skill name>", ...]}');
+      const wantTags = request.body.tags ?? [];
+      const hits = catalog.agents.discover(skills, wantTags, discoverable(user), request.query.max_results);
+      return {
+        agents: hits.map((h) => ({
+          path: h.agent.path,
+          name: h.agent.name,
+          description: h.agent.description,
+          url: h.agent.url,
+          relevance_score: h.relevance_score,
+          matching_skills: h.matching_skills,
+          trust_level: h.agent.trust_level,
+        })),
+        query: { skills, tags: wantTags },
+      };
     },
-  }, async (request) => {
-    const user = currentUser(request);
-    const query = (request.query.query ?? '').trim();
-    if (!query) throw badRequest('SB_ERR_REGISTRY_EMPTY_QUERY', 'query must not be empty');
-    const hits = catalog.agents.semantic(query, discoverable(user), request.query.max_results);
-    return { agents: hits.map((h) => ({ path: h.agent.path, name: h.agent.name, description: h.agent.description, url: h.agent.url, relevance_score: h.relevance_score })), query };
-  });
+  );
+
+  app.post(
+    '/api/agents/discover/semantic',
+    {
+      schema: {
+        tags,
+        summary: 'Agents by free text (lexical BM25 ranking over name, description, skills, tags)',
+        querystring: Type.Object({ query: Type.Optional(Type.String()), max_results: MaxResults }),
+        response: {
+          200: Type.Object({
+            agents: Type.Array(
+              Type.Object({
+                path: Type.String(),
+                name: Type.String(),
+                description: Type.String(),
+                url: Type.String(),
+                relevance_score: Type.Number(),
+              }),
+            ),
+            query: Type.String(),
+          }),
+          ...ErrorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const query = (request.query.query ?? '').trim();
+      if (!query) throw badRequest('SB_ERR_REGISTRY_EMPTY_QUERY', 'query must not be empty');
+      const hits = catalog.agents.semantic(query, discoverable(user), request.query.max_results);
+      return {
+        agents: hits.map((h) => ({
+          path: h.agent.path,
+          name: h.agent.name,
+          description: h.agent.description,
+          url: h.agent.url,
+          relevance_score: h.relevance_score,
+        })),
+        query,
+      };
+    },
+  );
 }

@@ -8,7 +8,10 @@ export const TRUST_WEIGHT: Record<TrustLevel, number> = { unverified: 0, communi
 
 /** `Code Review`, `code_review` and `code-review` name the same skill. */
 export function skillKey(s: string): string {
-  return s.trim().toLowerCase().replace(/[\s_-]+/g, '-');
+  return s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '-');
 }
 
 interface Prepared {
@@ -80,7 +83,8 @@ export class AgentRepository {
     const prepared = this.prep();
     // Top-k by insertion: thousands of agents may match, only `max` are returned.
     const top: DiscoveryHit[] = [];
-    const before = (x: DiscoveryHit, y: DiscoveryHit) => x.relevance_score > y.relevance_score || (x.relevance_score === y.relevance_score && x.agent.path < y.agent.path);
+    const before = (x: DiscoveryHit, y: DiscoveryHit) =>
+      x.relevance_score > y.relevance_score || (x.relevance_score === y.relevance_score && x.agent.path < y.agent.path);
     for (const a of this.index.list()) {
       const p = prepared.get(a.path)!;
       let matched: string[] | undefined;
@@ -90,7 +94,10 @@ export class AgentRepository {
       }
       if (!matched) continue;
       const tagHits = wantTags.length ? wantTags.filter((t) => p.tags.has(t)).length / wantTags.length : 0;
-      const score = Math.round((0.6 * (matched.length / wantSkills.length) + 0.2 * tagHits + 0.2 * TRUST_WEIGHT[a.trust_level]) * 10000) / 10000;
+      const score =
+        Math.round(
+          (0.6 * (matched.length / wantSkills.length) + 0.2 * tagHits + 0.2 * TRUST_WEIGHT[a.trust_level]) * 10000,
+        ) / 10000;
       if (top.length >= max && score <= top[top.length - 1].relevance_score) continue;
       if (!include(a)) continue;
       const hit = { agent: a, relevance_score: score, matching_skills: [...new Set(matched)] };
@@ -103,7 +110,11 @@ export class AgentRepository {
   }
 
   /** Lexical ranking (BM25 via MiniSearch) over name, description, skills and tags; scores scaled to 0..1 against the best hit. */
-  semantic(query: string, include: (a: AgentRecord) => boolean, max: number): Array<{ agent: AgentRecord; relevance_score: number }> {
+  semantic(
+    query: string,
+    include: (a: AgentRecord) => boolean,
+    max: number,
+  ): Array<{ agent: AgentRecord; relevance_score: number }> {
     if (!this.search) {
       const ms = new MiniSearch<{ id: string; name: string; description: string; skills: string; tags: string }>({
         fields: ['name', 'description', 'skills', 'tags'],

@@ -5,7 +5,10 @@ import { validateSection } from '../../../core/config.ts';
 export const CatalogConfigSchema = Type.Object(
   {
     /** gateway: clients reach servers through this service, so backend URLs are hidden from non-admins. */
-    deployment_mode: Type.Union([Type.Literal('gateway'), Type.Literal('registry-only'), Type.Literal('registry_only')], { default: 'gateway' }),
+    deployment_mode: Type.Union(
+      [Type.Literal('gateway'), Type.Literal('registry-only'), Type.Literal('registry_only')],
+      { default: 'gateway' },
+    ),
     well_known_ttl_seconds: Type.Integer({ minimum: 0, default: 300 }),
     /** SKILL.md may be fetched from private, loopback and link-local addresses (never from cloud metadata unless this is true). */
     allow_private_skill_urls: Type.Boolean({ default: false }),

@@ -7,7 +7,11 @@ import { AUTH_SCHEMES, type AuthScheme, type CredentialAudit, type ServerRecord 
 
 /** Backend credentials (spec 5.3): validation, encryption at rest, audit, and in-memory decryption for the health checker and gateway. */
 
-export const DEFAULT_HEADER: Record<AuthScheme, string | undefined> = { none: undefined, bearer: 'Authorization', api_key: 'X-API-Key' };
+export const DEFAULT_HEADER: Record<AuthScheme, string | undefined> = {
+  none: undefined,
+  bearer: 'Authorization',
+  api_key: 'X-API-Key',
+};
 
 export interface CredentialInput {
   auth_scheme?: unknown;
@@ -15,7 +19,10 @@ export interface CredentialInput {
   auth_header_name?: unknown;
 }
 
-export type StoredCredential = Pick<ServerRecord, 'auth_scheme' | 'auth_header_name' | 'auth_credential_ciphertext' | 'auth_credential_encrypted'>;
+export type StoredCredential = Pick<
+  ServerRecord,
+  'auth_scheme' | 'auth_header_name' | 'auth_credential_ciphertext' | 'auth_credential_encrypted'
+>;
 
 /** Did the request try to set anything credential-related? */
 export function touchesCredential(input: CredentialInput): boolean {
@@ -33,12 +40,25 @@ function text(v: unknown): string | undefined {
  * than none needs a credential, unless the same scheme already has one stored
  * (an edit that does not resend the secret keeps it).
  */
-export function applyCredential(input: CredentialInput, existing: StoredCredential | undefined, fernet: Fernet, requireScheme = false): StoredCredential {
+export function applyCredential(
+  input: CredentialInput,
+  existing: StoredCredential | undefined,
+  fernet: Fernet,
+  requireScheme = false,
+): StoredCredential {
   const rawScheme = text(input.auth_scheme);
-  if (rawScheme === undefined && requireScheme) throw badRequest('SB_ERR_REGISTRY_AUTH_SCHEME', `auth_scheme is required: one of ${AUTH_SCHEMES.join(', ')}`);
-  const scheme = (rawScheme ?? (text(input.auth_credential) ? undefined : existing?.auth_scheme) ?? 'none').toLowerCase();
+  if (rawScheme === undefined && requireScheme)
+    throw badRequest('SB_ERR_REGISTRY_AUTH_SCHEME', `auth_scheme is required: one of ${AUTH_SCHEMES.join(', ')}`);
+  const scheme = (
+    rawScheme ??
+    (text(input.auth_credential) ? undefined : existing?.auth_scheme) ??
+    'none'
+  ).toLowerCase();
   if (!AUTH_SCHEMES.includes(scheme as AuthScheme)) {
-    throw badRequest('SB_ERR_REGISTRY_AUTH_SCHEME', `Invalid auth_scheme '${rawScheme}': use one of ${AUTH_SCHEMES.join(', ')}`);
+    throw badRequest(
+      'SB_ERR_REGISTRY_AUTH_SCHEME',
+      `Invalid auth_scheme '${rawScheme}': use one of ${AUTH_SCHEMES.join(', ')}`,
+    );
   }
   const s = scheme as AuthScheme;
   const credential = text(input.auth_credential);
@@ -47,7 +67,11 @@ export function applyCredential(input: CredentialInput, existing: StoredCredenti
     throw badRequest('SB_ERR_REGISTRY_AUTH_HEADER', `auth_header_name '${header}' is not a valid HTTP header name`);
   }
   if (s === 'none') {
-    if (credential) throw badRequest('SB_ERR_REGISTRY_CREDENTIAL_UNEXPECTED', "auth_credential was given but auth_scheme is 'none': send auth_scheme bearer or api_key");
+    if (credential)
+      throw badRequest(
+        'SB_ERR_REGISTRY_CREDENTIAL_UNEXPECTED',
+        "auth_credential was given but auth_scheme is 'none': send auth_scheme bearer or api_key",
+      );
     return { auth_scheme: 'none', auth_credential_encrypted: false };
   }
   const keep = !credential && existing?.auth_scheme === s && existing.auth_credential_ciphertext;
@@ -63,7 +87,12 @@ export function applyCredential(input: CredentialInput, existing: StoredCredenti
 }
 
 export function credentialChanged(a: StoredCredential | undefined, b: StoredCredential): boolean {
-  return !a || a.auth_scheme !== b.auth_scheme || a.auth_header_name !== b.auth_header_name || a.auth_credential_ciphertext !== b.auth_credential_ciphertext;
+  return (
+    !a ||
+    a.auth_scheme !== b.auth_scheme ||
+    a.auth_header_name !== b.auth_header_name ||
+    a.auth_credential_ciphertext !== b.auth_credential_ciphertext
+  );
 }
 
 /** The plaintext credential, in memory only (health checks, tool discovery, the gateway). */
@@ -73,7 +102,11 @@ export function decryptCredential(server: StoredCredential & { path?: string }, 
     return fernet.decryptString(server.auth_credential_ciphertext);
   } catch (err) {
     const why = err instanceof FernetError ? err.message : 'decryption failed';
-    throw new SwitchboardError(500, 'SB_ERR_REGISTRY_CREDENTIAL_UNREADABLE', `The stored credential of ${server.path ?? 'this server'} cannot be decrypted (${why}); was ENCRYPTION_KEY changed? Set the credential again.`);
+    throw new SwitchboardError(
+      500,
+      'SB_ERR_REGISTRY_CREDENTIAL_UNREADABLE',
+      `The stored credential of ${server.path ?? 'this server'} cannot be decrypted (${why}); was ENCRYPTION_KEY changed? Set the credential again.`,
+    );
   }
 }
 

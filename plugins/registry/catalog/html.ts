@@ -6,13 +6,18 @@ import { navHtml } from '../../pages/nav.ts';
 
 /** The CSRF token of the caller's session, when the caller came with the session cookie. */
 export function sessionCsrf(request: FastifyRequest): string | undefined {
-  return request.session ? csrfTokenFor(request.server.registryAuth.authenticator.secretKey, request.session.sid) : undefined;
+  return request.session
+    ? csrfTokenFor(request.server.registryAuth.authenticator.secretKey, request.session.sid)
+    : undefined;
 }
 
 /** Minimal server-rendered pages until the web-UI issue replaces them. Every value is escaped. */
 
 export function esc(v: unknown): string {
-  return String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(v ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 function page(title: string, body: string): string {
@@ -21,7 +26,10 @@ function page(title: string, body: string): string {
 
 export function dashboardHtml(user: UserContext, servers: readonly ServerRecord[], query: string): string {
   const rows = servers
-    .map((s) => `<tr><td>${esc(s.path)}</td><td>${esc(s.server_name)}</td><td>${esc(s.description)}</td><td>${s.is_enabled ? 'enabled' : 'disabled'}</td><td>${esc(s.health_status)}</td><td>${s.tags.includes('security-pending') ? 'security-pending' : ''}</td></tr>`)
+    .map(
+      (s) =>
+        `<tr><td>${esc(s.path)}</td><td>${esc(s.server_name)}</td><td>${esc(s.description)}</td><td>${s.is_enabled ? 'enabled' : 'disabled'}</td><td>${esc(s.health_status)}</td><td>${s.tags.includes('security-pending') ? 'security-pending' : ''}</td></tr>`,
+    )
     .join('');
   return page(
     'Switchboard registry',
@@ -31,7 +39,8 @@ export function dashboardHtml(user: UserContext, servers: readonly ServerRecord[
 }
 
 export function editFormHtml(s: ServerRecord, action: string, csrfToken?: string): string {
-  const field = (name: string, value: unknown) => `<label>${esc(name)} <input name="${esc(name)}" value="${esc(value)}"></label><br>`;
+  const field = (name: string, value: unknown) =>
+    `<label>${esc(name)} <input name="${esc(name)}" value="${esc(value)}"></label><br>`;
   return page(
     `Edit ${s.path}`,
     `<h1>Edit ${esc(s.path)}</h1><form method="post" action="${esc(action)}">` +

@@ -84,4 +84,8 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
-export default fp(catalogPlugin, { name: 'registry-catalog', dependencies: ['registry-auth'], decorators: { fastify: ['sb'] } });
+export default fp(catalogPlugin, {
+  name: 'registry-catalog',
+  dependencies: ['registry-auth'],
+  decorators: { fastify: ['sb'] },
+});

@@ -27,5 +27,9 @@ export const passingScan: ScanHook = {
 /** Disabled and tagged, as the state table says for a blocking finding. */
 export function applyVerdict<T extends { is_enabled: boolean; tags: string[] }>(record: T, verdict: ScanVerdict): T {
   if (!verdict.blocked) return record;
-  return { ...record, is_enabled: false, tags: record.tags.includes(SECURITY_PENDING) ? record.tags : [...record.tags, SECURITY_PENDING] };
+  return {
+    ...record,
+    is_enabled: false,
+    tags: record.tags.includes(SECURITY_PENDING) ? record.tags : [...record.tags, SECURITY_PENDING],
+  };
 }

@@ -15,8 +15,10 @@ const RESERVED = new Set(['health', 'register', 'toggle', 'groups', 'all']);
 
 export function checkRegistrablePath(path: string): void {
   const name = path.slice(1);
-  if (name.includes('/')) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `Server paths are one segment, e.g. /weather (got ${path})`);
-  if (RESERVED.has(name)) throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `${path} is reserved by the registry API; choose another path`);
+  if (name.includes('/'))
+    throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `Server paths are one segment, e.g. /weather (got ${path})`);
+  if (RESERVED.has(name))
+    throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `${path} is reserved by the registry API; choose another path`);
 }
 
 export async function registerServer(
@@ -51,7 +53,10 @@ const BACKEND_URL_FIELDS = ['proxy_pass_url', 'mcp_endpoint', 'sse_endpoint'] as
  * the gateway judge the address again at use time (a name can be re-pointed);
  * this check makes the mistake visible to whoever registers it.
  */
-export async function refuseBlockedBackends(catalog: Catalog, fields: Pick<ServerFields, (typeof BACKEND_URL_FIELDS)[number]>): Promise<void> {
+export async function refuseBlockedBackends(
+  catalog: Catalog,
+  fields: Pick<ServerFields, (typeof BACKEND_URL_FIELDS)[number]>,
+): Promise<void> {
   for (const field of BACKEND_URL_FIELDS) {
     const url = fields[field];
     if (!url) continue;
@@ -105,7 +110,8 @@ export function decodedOnce(raw: string): string {
 /** The server, when it exists and the caller may see it (403 otherwise; 404 when absent). */
 export function visibleServer(catalog: Catalog, user: UserContext, path: string): ServerRecord {
   const s = catalog.servers.require(path);
-  if (!serverVisible(user, s)) throw new SwitchboardError(403, 'SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to ${path}`);
+  if (!serverVisible(user, s))
+    throw new SwitchboardError(403, 'SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to ${path}`);
   return s;
 }
 

@@ -27,10 +27,16 @@ export const ServerBody = Type.Object(
     license: Type.Optional(Type.String()),
     metadata: Type.Optional(JsonValue),
     auth_scheme: Type.Optional(Type.String({ description: 'none | bearer | api_key' })),
-    auth_credential: Type.Optional(Type.String({ description: 'Write-only; encrypted before storage; never returned' })),
+    auth_credential: Type.Optional(
+      Type.String({ description: 'Write-only; encrypted before storage; never returned' }),
+    ),
     auth_header_name: Type.Optional(Type.String()),
     tool_list_json: Type.Optional(JsonValue),
-    supported_transports: Type.Optional(Type.Unknown({ description: 'streamable-http, sse, ...: one value, comma-separated text, a JSON list, or repeated form keys' })),
+    supported_transports: Type.Optional(
+      Type.Unknown({
+        description: 'streamable-http, sse, ...: one value, comma-separated text, a JSON list, or repeated form keys',
+      }),
+    ),
     set_as_default: Type.Optional(Scalar),
     headers: Type.Optional(JsonValue),
     mcp_endpoint: Type.Optional(Type.String()),
@@ -61,7 +67,10 @@ function parseNumber(v: unknown, field: string, integer: boolean): number | unde
   if (v === undefined || v === null || v === '') return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `${field} must be a non-negative ${integer ? 'integer' : 'number'}, not '${String(v)}'`);
+    throw badRequest(
+      'SB_ERR_REGISTRY_INVALID_FIELD',
+      `${field} must be a non-negative ${integer ? 'integer' : 'number'}, not '${String(v)}'`,
+    );
   }
   return n;
 }
@@ -97,11 +106,18 @@ export function parseTransports(v: unknown): string[] | undefined {
     const name = typeof item === 'string' ? item.trim() : undefined;
     if (name === '') continue;
     if (name === undefined || !TRANSPORT.test(name)) {
-      throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `supported_transports holds transport names such as streamable-http or sse (one, comma-separated, or a JSON list), not ${JSON.stringify(item)}`);
+      throw badRequest(
+        'SB_ERR_REGISTRY_INVALID_FIELD',
+        `supported_transports holds transport names such as streamable-http or sse (one, comma-separated, or a JSON list), not ${JSON.stringify(item)}`,
+      );
     }
     if (!out.includes(name)) out.push(name);
   }
-  if (out.length === 0) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'supported_transports names no transport; send e.g. streamable-http');
+  if (out.length === 0)
+    throw badRequest(
+      'SB_ERR_REGISTRY_INVALID_FIELD',
+      'supported_transports names no transport; send e.g. streamable-http',
+    );
   return out;
 }
 
@@ -119,7 +135,10 @@ export function normalizeServerPath(raw: string): string {
   if (trimmed === '/') throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', 'path must name the server, e.g. /weather');
   // eslint-disable-next-line no-control-regex
   if (/\.\.|\/\/|[\s%?#\\\u0000-\u001f]/.test(trimmed)) {
-    throw badRequest('SB_ERR_REGISTRY_INVALID_PATH', `path '${raw}' may only hold letters, digits, '-', '_', '.', '/' (no '..', '//', spaces, '%', '?', '#')`);
+    throw badRequest(
+      'SB_ERR_REGISTRY_INVALID_PATH',
+      `path '${raw}' may only hold letters, digits, '-', '_', '.', '/' (no '..', '//', spaces, '%', '?', '#')`,
+    );
   }
   return trimmed;
 }
@@ -132,7 +151,8 @@ function httpUrl(v: unknown, field: string): string | undefined {
   } catch {
     throw badRequest('SB_ERR_REGISTRY_INVALID_URL', `${field} must be an absolute http(s) URL, not '${String(v)}'`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw badRequest('SB_ERR_REGISTRY_INVALID_URL', `${field} must use http or https`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw badRequest('SB_ERR_REGISTRY_INVALID_URL', `${field} must use http or https`);
   return u.toString();
 }
 
@@ -144,23 +164,41 @@ function str(v: unknown): string | undefined {
 function tools(v: unknown): ToolDef[] | undefined {
   const parsed = parseJson(v, 'tool_list_json');
   if (parsed === undefined) return undefined;
-  if (!Array.isArray(parsed) || parsed.some((t) => !t || typeof t !== 'object' || typeof (t as ToolDef).name !== 'string')) {
-    throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'tool_list_json must be a JSON array of {name, description, inputSchema}');
+  if (
+    !Array.isArray(parsed) ||
+    parsed.some((t) => !t || typeof t !== 'object' || typeof (t as ToolDef).name !== 'string')
+  ) {
+    throw badRequest(
+      'SB_ERR_REGISTRY_INVALID_FIELD',
+      'tool_list_json must be a JSON array of {name, description, inputSchema}',
+    );
   }
-  return parsed.map((t: ToolDef) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? (t as { input_schema?: Record<string, unknown> }).input_schema ?? {} }));
+  return parsed.map((t: ToolDef) => ({
+    name: t.name,
+    description: t.description ?? '',
+    inputSchema: t.inputSchema ?? (t as { input_schema?: Record<string, unknown> }).input_schema ?? {},
+  }));
 }
 
-export type ServerFields = Partial<Omit<ServerRecord, 'auth_scheme' | 'auth_header_name' | 'auth_credential_ciphertext' | 'auth_credential_encrypted'>>;
+export type ServerFields = Partial<
+  Omit<ServerRecord, 'auth_scheme' | 'auth_header_name' | 'auth_credential_ciphertext' | 'auth_credential_encrypted'>
+>;
 
 /**
  * The descriptive fields present in `body` (credentials are handled apart).
  * With `required`, the spec's required registration fields must be there (422 names the missing ones).
  */
-export function parseServerFields(body: ServerBodyT, required: Array<'name' | 'description' | 'path' | 'proxy_pass_url'> = []): ServerFields {
+export function parseServerFields(
+  body: ServerBodyT,
+  required: Array<'name' | 'description' | 'path' | 'proxy_pass_url'> = [],
+): ServerFields {
   const name = str(body.name) || str(body.server_name);
   const missing = required.filter((f) => (f === 'name' ? !name : !str(body[f])));
   if (missing.length) {
-    throw unprocessable('SB_ERR_VALIDATION', missing.map((f) => ({ loc: ['body', f], msg: `${f} is required`, type: 'missing' })));
+    throw unprocessable(
+      'SB_ERR_VALIDATION',
+      missing.map((f) => ({ loc: ['body', f], msg: `${f} is required`, type: 'missing' })),
+    );
   }
   const out: ServerFields = {};
   if (name) out.server_name = name;
@@ -179,7 +217,8 @@ export function parseServerFields(body: ServerBodyT, required: Array<'name' | 'd
   if (body.license !== undefined) out.license = str(body.license) ?? '';
   const md = parseJson(body.metadata, 'metadata');
   if (md !== undefined) {
-    if (typeof md !== 'object' || Array.isArray(md) || md === null) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'metadata must be a JSON object');
+    if (typeof md !== 'object' || Array.isArray(md) || md === null)
+      throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'metadata must be a JSON object');
     out.metadata = md as Record<string, unknown>;
   }
   const tl = tools(body.tool_list_json);
@@ -188,7 +227,12 @@ export function parseServerFields(body: ServerBodyT, required: Array<'name' | 'd
   if (st !== undefined) out.supported_transports = st;
   const hd = parseJson(body.headers, 'headers');
   if (hd !== undefined) {
-    if (typeof hd !== 'object' || Array.isArray(hd) || hd === null || Object.values(hd).some((x) => typeof x !== 'string')) {
+    if (
+      typeof hd !== 'object' ||
+      Array.isArray(hd) ||
+      hd === null ||
+      Object.values(hd).some((x) => typeof x !== 'string')
+    ) {
       throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'headers must be a JSON object of string values');
     }
     out.headers = hd as Record<string, string>;
@@ -200,7 +244,11 @@ export function parseServerFields(body: ServerBodyT, required: Array<'name' | 'd
   if (str(body.version)) out.version = str(body.version);
   if (str(body.status)) {
     const s = str(body.status)!.toLowerCase();
-    if (!LIFECYCLE.includes(s as LifecycleStatus)) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', `status must be one of ${LIFECYCLE.join(', ')}, not '${body.status}'`);
+    if (!LIFECYCLE.includes(s as LifecycleStatus))
+      throw badRequest(
+        'SB_ERR_REGISTRY_INVALID_FIELD',
+        `status must be one of ${LIFECYCLE.join(', ')}, not '${body.status}'`,
+      );
     out.status = s as LifecycleStatus;
   }
   if (body.provider_organization !== undefined) out.provider_organization = str(body.provider_organization);

@@ -7,7 +7,12 @@ import type { ServerRecord } from './records.ts';
 export function matchesQuery(s: ServerRecord, q: string): boolean {
   if (!q) return true;
   const needle = q.toLowerCase();
-  return s.path.toLowerCase().includes(needle) || s.server_name.toLowerCase().includes(needle) || s.description.toLowerCase().includes(needle) || s.tags.some((t) => t.toLowerCase().includes(needle));
+  return (
+    s.path.toLowerCase().includes(needle) ||
+    s.server_name.toLowerCase().includes(needle) ||
+    s.description.toLowerCase().includes(needle) ||
+    s.tags.some((t) => t.toLowerCase().includes(needle))
+  );
 }
 
 // A server no rule names and no group holds: visible only to callers who see everything.
@@ -56,6 +61,9 @@ export class ServerListCache {
 
 function visibilityKey(user: UserContext): string {
   if (user.is_admin || user.server_access.some((r) => r.server === '*' || r.server === 'all')) return '*';
-  const names = user.server_access.filter((r) => typeof r.server === 'string').map((r) => r.server).sort();
+  const names = user.server_access
+    .filter((r) => typeof r.server === 'string')
+    .map((r) => r.server)
+    .sort();
   return JSON.stringify([names, [...user.groups, ...user.scopes].sort()]);
 }

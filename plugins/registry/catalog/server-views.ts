@@ -8,7 +8,11 @@ import type { ServerRecord } from './records.ts';
  * ciphertext cannot leak even if a handler passes the whole record.
  */
 
-const Tool = Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), inputSchema: Type.Optional(Type.Object({}, { additionalProperties: true })) });
+const Tool = Type.Object({
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  inputSchema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
 export const ToolSchema = Tool;
 
 export const ServerSummary = Type.Object({
@@ -23,7 +27,12 @@ export const ServerSummary = Type.Object({
   status: Type.String(),
 });
 
-const Version = Type.Object({ version: Type.String(), status: Type.String(), registered_at: Type.String(), is_latest: Type.Boolean() });
+const Version = Type.Object({
+  version: Type.String(),
+  status: Type.String(),
+  registered_at: Type.String(),
+  is_latest: Type.Boolean(),
+});
 
 export const ServerDetail = Type.Object({
   id: Type.String(),
@@ -94,7 +103,13 @@ export function serverSummaryJson(s: ServerRecord): string {
 export function versionsOf(s: ServerRecord) {
   const last = s.versions.length - 1;
   // is_default: the version served (endpoint and fields); a newer one registered without set_as_default is only listed.
-  return s.versions.map((v, i) => ({ version: v.version, status: v.status, registered_at: v.registered_at, is_latest: i === last, is_default: v.version === s.version }));
+  return s.versions.map((v, i) => ({
+    version: v.version,
+    status: v.status,
+    registered_at: v.registered_at,
+    is_latest: i === last,
+    is_default: v.version === s.version,
+  }));
 }
 
 /** Header names with their values masked (only the last 4 characters of long values show), as credential values are. */

@@ -3,7 +3,15 @@ import { notFound, SwitchboardError } from '../../../core/errors.ts';
 import type { Fernet } from '../../../core/crypto/fernet.ts';
 import type { Store } from '../../../core/store.ts';
 import type { UserContext } from '../auth/context.ts';
-import { applyCredential, backendHeaders, credentialChanged, decryptCredential, type CredentialAuditLog, type CredentialInput, type StoredCredential } from './credentials.ts';
+import {
+  applyCredential,
+  backendHeaders,
+  credentialChanged,
+  decryptCredential,
+  type CredentialAuditLog,
+  type CredentialInput,
+  type StoredCredential,
+} from './credentials.ts';
 import type { ServerRecord } from './records.ts';
 import { IndexedCollection, type Change } from './repository.ts';
 import { applyVerdict, type ScanHook, type ScanVerdict } from './scan.ts';
@@ -64,7 +72,12 @@ export class ServerRepository {
     return decryptCredential(this.require(path), this.fernet);
   }
 
-  async register(fields: ServerFields & { path: string; server_name: string; proxy_pass_url: string }, cred: CredentialInput, user: UserContext, opts: RegisterOptions): Promise<{ record: ServerRecord; created: boolean; scan: ScanVerdict }> {
+  async register(
+    fields: ServerFields & { path: string; server_name: string; proxy_pass_url: string },
+    cred: CredentialInput,
+    user: UserContext,
+    opts: RegisterOptions,
+  ): Promise<{ record: ServerRecord; created: boolean; scan: ScanVerdict }> {
     return this.index.lock(fields.path, async () => {
       const existing = this.index.get(fields.path);
       const now = new Date().toISOString();
@@ -73,8 +86,14 @@ export class ServerRepository {
         const dupVersion = version !== undefined && existing.versions.some((v) => v.version === version);
         if (dupVersion || version === undefined) {
           const what = dupVersion ? `with version ${version}` : '';
-          const detail = `Service ${fields.path} already exists ${what}`.trim() + (version === undefined ? ' (send a new version, or update it with PUT)' : '');
-          throw new SwitchboardError(dupVersion ? 409 : (opts.existsStatus ?? 409), 'SB_ERR_REGISTRY_SERVER_EXISTS', detail);
+          const detail =
+            `Service ${fields.path} already exists ${what}`.trim() +
+            (version === undefined ? ' (send a new version, or update it with PUT)' : '');
+          throw new SwitchboardError(
+            dupVersion ? 409 : (opts.existsStatus ?? 409),
+            'SB_ERR_REGISTRY_SERVER_EXISTS',
+            detail,
+          );
         }
       }
       if (existing && !opts.overwrite && version !== undefined && !opts.setAsDefault) {
@@ -82,7 +101,10 @@ export class ServerRepository {
         // endpoint, credential and fields stay those of the default version until set_as_default.
         const listed: ServerRecord = {
           ...existing,
-          versions: [...existing.versions, { version, status: fields.status ?? 'active', proxy_pass_url: fields.proxy_pass_url, registered_at: now }],
+          versions: [
+            ...existing.versions,
+            { version, status: fields.status ?? 'active', proxy_pass_url: fields.proxy_pass_url, registered_at: now },
+          ],
           updated_at: now,
         };
         await this.index.set(listed.path, listed);
@@ -121,14 +143,26 @@ export class ServerRepository {
         delete base.auth_header_name;
       }
       if (fields.tool_list_json) base.tools = fields.tool_list_json;
-      base.versions.push({ version: version ?? 'v1.0.0', status: base.status, proxy_pass_url: base.proxy_pass_url, registered_at: now });
+      base.versions.push({
+        version: version ?? 'v1.0.0',
+        status: base.status,
+        proxy_pass_url: base.proxy_pass_url,
+        registered_at: now,
+      });
       if (base.version === undefined) base.version = version ?? 'v1.0.0';
       const verdict = await (this.scanner?.().server(base) ?? Promise.resolve({ blocked: false }));
       const record = applyVerdict(base, verdict);
       await this.index.set(record.path, record);
       this.lastScan.set(record.path, verdict);
       if (existing ? credentialChanged(existing, credential) : record.auth_scheme !== 'none') {
-        await this.audit.record({ username: user.username, path: record.path, auth_scheme: record.auth_scheme, auth_header_name: record.auth_header_name, via: opts.via, cleared: record.auth_scheme === 'none' });
+        await this.audit.record({
+          username: user.username,
+          path: record.path,
+          auth_scheme: record.auth_scheme,
+          auth_header_name: record.auth_header_name,
+          via: opts.via,
+          cleared: record.auth_scheme === 'none',
+        });
       }
       return { record, created: !existing, scan: verdict };
     });
@@ -140,37 +174,76 @@ export class ServerRepository {
       const existing = this.require(path);
       const v = existing.versions.find((x) => x.version === version);
       if (!v) return undefined;
-      const record: ServerRecord = { ...existing, version: v.version, proxy_pass_url: v.proxy_pass_url, status: v.status, updated_at: new Date().toISOString() };
+      const record: ServerRecord = {
+        ...existing,
+        version: v.version,
+        proxy_pass_url: v.proxy_pass_url,
+        status: v.status,
+        updated_at: new Date().toISOString(),
+      };
       await this.index.set(path, record);
       return record;
     });
   }
 
   /** A version listed beside the default one, not served until made default. */
-  async addVersion(path: string, entry: { version: string; status: ServerRecord['status']; proxy_pass_url: string }): Promise<ServerRecord> {
+  async addVersion(
+    path: string,
+    entry: { version: string; status: ServerRecord['status']; proxy_pass_url: string },
+  ): Promise<ServerRecord> {
     return this.index.lock(path, async () => {
       const existing = this.require(path);
       const now = new Date().toISOString();
-      const record: ServerRecord = { ...existing, versions: [...existing.versions, { ...entry, registered_at: now }], updated_at: now };
+      const record: ServerRecord = {
+        ...existing,
+        versions: [...existing.versions, { ...entry, registered_at: now }],
+        updated_at: now,
+      };
       await this.index.set(path, record);
       return record;
     });
   }
 
   /** Descriptive fields and, when given, the credential. The path never changes. */
-  async update(path: string, fields: ServerFields, cred: CredentialInput | undefined, user: UserContext, via: string): Promise<ServerRecord> {
+  async update(
+    path: string,
+    fields: ServerFields,
+    cred: CredentialInput | undefined,
+    user: UserContext,
+    via: string,
+  ): Promise<ServerRecord> {
     return this.index.lock(path, async () => {
       const existing = this.require(path);
       const credential: StoredCredential | undefined = cred ? applyCredential(cred, existing, this.fernet) : undefined;
       const { path: _ignored, ...rest } = fields;
-      const record: ServerRecord = { ...existing, ...rest, ...(credential ?? {}), updated_at: new Date().toISOString() };
+      const record: ServerRecord = {
+        ...existing,
+        ...rest,
+        ...(credential ?? {}),
+        updated_at: new Date().toISOString(),
+      };
       if (fields.version && !existing.versions.some((v) => v.version === fields.version)) {
-        record.versions = [...existing.versions, { version: fields.version, status: record.status, proxy_pass_url: record.proxy_pass_url, registered_at: record.updated_at }];
+        record.versions = [
+          ...existing.versions,
+          {
+            version: fields.version,
+            status: record.status,
+            proxy_pass_url: record.proxy_pass_url,
+            registered_at: record.updated_at,
+          },
+        ];
       }
       if (fields.tool_list_json) record.tools = fields.tool_list_json;
       await this.index.set(path, record);
       if (credential && credentialChanged(existing, credential)) {
-        await this.audit.record({ username: user.username, path, auth_scheme: credential.auth_scheme, auth_header_name: credential.auth_header_name, via, cleared: credential.auth_scheme === 'none' });
+        await this.audit.record({
+          username: user.username,
+          path,
+          auth_scheme: credential.auth_scheme,
+          auth_header_name: credential.auth_header_name,
+          via,
+          cleared: credential.auth_scheme === 'none',
+        });
       }
       return record;
     });
@@ -186,7 +259,14 @@ export class ServerRepository {
         delete record.auth_header_name;
       }
       await this.index.set(path, record);
-      await this.audit.record({ username: user.username, path, auth_scheme: credential.auth_scheme, auth_header_name: credential.auth_header_name, via, cleared: credential.auth_scheme === 'none' });
+      await this.audit.record({
+        username: user.username,
+        path,
+        auth_scheme: credential.auth_scheme,
+        auth_header_name: credential.auth_header_name,
+        via,
+        cleared: credential.auth_scheme === 'none',
+      });
       return record;
     });
   }
@@ -205,9 +285,17 @@ export class ServerRepository {
     return this.index.lock(path, async () => {
       const existing = this.index.get(path);
       if (!existing) return undefined;
-      const record: ServerRecord = { ...existing, health_status: h.health_status, last_checked_iso: h.last_checked_iso };
+      const record: ServerRecord = {
+        ...existing,
+        health_status: h.health_status,
+        last_checked_iso: h.last_checked_iso,
+      };
       if (h.tools) {
-        record.tools = h.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} }));
+        record.tools = h.tools.map((t) => ({
+          name: t.name,
+          description: t.description ?? '',
+          inputSchema: t.inputSchema ?? {},
+        }));
         record.num_tools = record.tools.length;
       }
       await this.index.set(path, record);
@@ -236,7 +324,10 @@ export class ServerRepository {
   }
 
   async setGroups(path: string, add: string[], remove: string[]): Promise<ServerRecord> {
-    return this.patch(path, (r) => ({ ...r, groups: [...new Set([...r.groups, ...add])].filter((g) => !remove.includes(g)) }));
+    return this.patch(path, (r) => ({
+      ...r,
+      groups: [...new Set([...r.groups, ...add])].filter((g) => !remove.includes(g)),
+    }));
   }
 
   /** A server found by path, or by display name (the groups endpoints take `server_name`). */
@@ -245,4 +336,3 @@ export class ServerRepository {
     return this.index.get(asPath) ?? this.index.list().find((s) => s.server_name === name);
   }
 }
-

@@ -4,7 +4,13 @@ import { Type } from '@sinclair/typebox';
 export const ErrorBody = Type.Object({
   detail: Type.Union([
     Type.String(),
-    Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Number()])), msg: Type.String(), type: Type.String() })),
+    Type.Array(
+      Type.Object({
+        loc: Type.Array(Type.Union([Type.String(), Type.Number()])),
+        msg: Type.String(),
+        type: Type.String(),
+      }),
+    ),
   ]),
   code: Type.String(),
 });
@@ -26,5 +32,7 @@ export const GroupsResult = Type.Object({
   path: Type.String(),
   server_name: Type.String(),
   groups: Type.Array(Type.String()),
-  scopes_updated: Type.Array(Type.String(), { description: 'Scope documents (named after the groups) whose server_access changed' }),
+  scopes_updated: Type.Array(Type.String(), {
+    description: 'Scope documents (named after the groups) whose server_access changed',
+  }),
 });

@@ -1,6 +1,13 @@
 import { badRequest } from '../../../core/errors.ts';
 import { fetch as undiciFetch } from 'undici';
-import { addressRefusal, pinnedAgent, refusedClass, type AddressClass, type AddressPolicy, type HostLookup } from '../../../core/address-guard.ts';
+import {
+  addressRefusal,
+  pinnedAgent,
+  refusedClass,
+  type AddressClass,
+  type AddressPolicy,
+  type HostLookup,
+} from '../../../core/address-guard.ts';
 
 /**
  * Fetching SKILL.md at registration, with an SSRF guard: private, loopback and
@@ -37,8 +44,10 @@ export async function checkSkillUrl(raw: string, allowPrivate: boolean, lookup?:
   } catch {
     throw badRequest('SB_ERR_REGISTRY_INVALID_URL', `skill_md_url must be an absolute http(s) URL, not '${raw}'`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('SB_ERR_REGISTRY_INVALID_URL', 'skill_md_url must use http or https');
-  if (url.username || url.password) throw badRequest('SB_ERR_REGISTRY_INVALID_URL', 'skill_md_url must not carry credentials');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badRequest('SB_ERR_REGISTRY_INVALID_URL', 'skill_md_url must use http or https');
+  if (url.username || url.password)
+    throw badRequest('SB_ERR_REGISTRY_INVALID_URL', 'skill_md_url must not carry credentials');
   const policy = policyOf(allowPrivate, lookup);
   const hit = await refusedClass(url, policy.refused, lookup);
   if (hit) throw badRequest('SB_ERR_REGISTRY_SKILL_URL_REFUSED', refusedDetail(hit));
@@ -63,21 +72,48 @@ async function fetchHops(first: URL, opts: FetchOptions, dispatcher: ReturnType<
     try {
       let res: Awaited<ReturnType<typeof undiciFetch>>;
       try {
-        res = await undiciFetch(url, { redirect: 'manual', signal: abort.signal, headers: { accept: 'text/markdown, text/plain, */*' }, dispatcher });
+        res = await undiciFetch(url, {
+          redirect: 'manual',
+          signal: abort.signal,
+          headers: { accept: 'text/markdown, text/plain, */*' },
+          dispatcher,
+        });
       } catch (err) {
         const refused = addressRefusal(err);
-        if (refused) throw badRequest('SB_ERR_REGISTRY_SKILL_URL_REFUSED', `${refusedDetail(refused.addressClass)} (${refused.host} resolved there when the fetch connected)`);
-        const why = abort.signal.aborted ? `no answer within ${opts.timeoutMs} ms` : (((err as Error).cause as Error | undefined)?.message ?? (err as Error).message);
-        throw badRequest('SB_ERR_REGISTRY_SKILL_FETCH', `SKILL.md could not be fetched from ${url.origin}${url.pathname}: ${why}`);
+        if (refused)
+          throw badRequest(
+            'SB_ERR_REGISTRY_SKILL_URL_REFUSED',
+            `${refusedDetail(refused.addressClass)} (${refused.host} resolved there when the fetch connected)`,
+          );
+        const why = abort.signal.aborted
+          ? `no answer within ${opts.timeoutMs} ms`
+          : (((err as Error).cause as Error | undefined)?.message ?? (err as Error).message);
+        throw badRequest(
+          'SB_ERR_REGISTRY_SKILL_FETCH',
+          `SKILL.md could not be fetched from ${url.origin}${url.pathname}: ${why}`,
+        );
       }
       if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
-        if (hop >= MAX_REDIRECTS) throw badRequest('SB_ERR_REGISTRY_SKILL_FETCH', `SKILL.md fetch followed more than ${MAX_REDIRECTS} redirects`);
-        url = await checkSkillUrl(new URL(res.headers.get('location')!, url).toString(), opts.allowPrivate, opts.lookup);
+        if (hop >= MAX_REDIRECTS)
+          throw badRequest(
+            'SB_ERR_REGISTRY_SKILL_FETCH',
+            `SKILL.md fetch followed more than ${MAX_REDIRECTS} redirects`,
+          );
+        url = await checkSkillUrl(
+          new URL(res.headers.get('location')!, url).toString(),
+          opts.allowPrivate,
+          opts.lookup,
+        );
         continue;
       }
-      if (!res.ok) throw badRequest('SB_ERR_REGISTRY_SKILL_FETCH', `SKILL.md could not be fetched: ${url.origin}${url.pathname} answered ${res.status}`);
+      if (!res.ok)
+        throw badRequest(
+          'SB_ERR_REGISTRY_SKILL_FETCH',
+          `SKILL.md could not be fetched: ${url.origin}${url.pathname} answered ${res.status}`,
+        );
       const body = Buffer.from(await res.arrayBuffer());
-      if (body.length > MAX_BYTES) throw badRequest('SB_ERR_REGISTRY_SKILL_FETCH', `SKILL.md is larger than ${MAX_BYTES} bytes`);
+      if (body.length > MAX_BYTES)
+        throw badRequest('SB_ERR_REGISTRY_SKILL_FETCH', `SKILL.md is larger than ${MAX_BYTES} bytes`);
       const text = body.toString('utf8');
       if (!text.trim()) throw badRequest('SB_ERR_REGISTRY_SKILL_FETCH', 'SKILL.md is empty');
       return text;

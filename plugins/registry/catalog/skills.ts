@@ -16,11 +16,21 @@ import { fetchSkillMd } from './skill-fetch.ts';
 
 const tags = ['registry: skills'];
 const NAME = '^[a-z0-9]+(-[a-z0-9]+)*$';
-const Status = Type.Union([Type.Literal('active'), Type.Literal('deprecated'), Type.Literal('draft'), Type.Literal('beta')]);
+const Status = Type.Union([
+  Type.Literal('active'),
+  Type.Literal('deprecated'),
+  Type.Literal('draft'),
+  Type.Literal('beta'),
+]);
 const Visibility = Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('group')]);
 
 const SkillBody = Type.Object({
-  name: Type.String({ pattern: NAME, minLength: 1, maxLength: 64, description: 'Lowercase letters, digits and single hyphens' }),
+  name: Type.String({
+    pattern: NAME,
+    minLength: 1,
+    maxLength: 64,
+    description: 'Lowercase letters, digits and single hyphens',
+  }),
   description: Type.String({ minLength: 1 }),
   skill_md_url: Type.String({ minLength: 1 }),
   version: Type.Optional(Type.String()),
@@ -55,126 +65,257 @@ export default async function skillRoutes(fastify: FastifyInstance): Promise<voi
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = fastify;
   const skills = catalog.skills.index;
-  const fetchOpts = { allowPrivate: catalog.config.allow_private_skill_urls, timeoutMs: catalog.config.skill_fetch_timeout_ms, lookup: fastify.sb.hostLookup };
+  const fetchOpts = {
+    allowPrivate: catalog.config.allow_private_skill_urls,
+    timeoutMs: catalog.config.skill_fetch_timeout_ms,
+    lookup: fastify.sb.hostLookup,
+  };
   const view = (s: SkillRecord) => ({ ...s, num_stars: catalog.ratings.average(`skill:${s.path}`) ?? 0 });
 
   const find = (user: UserContext, name: string): SkillRecord => {
     const s = skills.get(`/skills/${name}`);
     if (!s) throw notFound('SB_ERR_REGISTRY_SKILL_NOT_FOUND', `No skill named ${name}`);
-    if (!skillVisible(user, s)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to skill ${s.path}`);
+    if (!skillVisible(user, s))
+      throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to skill ${s.path}`);
     return s;
   };
   const requireOwner = (user: UserContext, s: SkillRecord, what: string) => {
-    if (!ownsOrAdmin(user, s.registered_by, s.path)) throw forbidden('SB_ERR_REGISTRY_NOT_OWNER', `Only the owner of ${s.path} (${s.registered_by}) or an admin may ${what} it`);
+    if (!ownsOrAdmin(user, s.registered_by, s.path))
+      throw forbidden(
+        'SB_ERR_REGISTRY_NOT_OWNER',
+        `Only the owner of ${s.path} (${s.registered_by}) or an admin may ${what} it`,
+      );
   };
 
-  app.post('/api/skills', {
-    schema: { tags, summary: 'Register a skill; SKILL.md is fetched now (400 if that fails); needs register_service or publish_agent', body: SkillBody, response: { 201: SkillView, ...ErrorResponses } },
-  }, async (request, reply) => {
-    const user = currentUser(request);
-    const b = request.body;
-    const path = `/skills/${b.name}`;
-    if (!can(user, 'register_service', path) && !can(user, 'publish_agent', path)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Registering ${path} needs register_service or publish_agent`);
-    if (skills.has(path)) throw conflict('SB_ERR_REGISTRY_SKILL_EXISTS', `Skill ${b.name} already exists`);
-    const skill_md = await fetchSkillMd(b.skill_md_url, fetchOpts);
-    const now = new Date().toISOString();
-    const draft: SkillRecord = {
-      path, name: b.name, description: b.description, skill_md_url: b.skill_md_url, skill_md,
-      version: b.version, license: b.license, tags: parseTags(b.tags) ?? [], visibility: b.visibility ?? 'public',
-      allowed_tools: b.allowed_tools ?? [], status: b.status ?? 'draft', is_enabled: true,
-      registered_by: user.username, owner_groups: user.groups, registered_at: now, updated_at: now,
-    };
-    const record = applyVerdict(draft, await catalog.scanner.skill(draft));
-    await skills.set(path, record);
-    return reply.status(201).send(view(record));
-  });
-
-  app.get('/api/skills', {
-    schema: {
-      tags, summary: 'Skills the caller may see, paged',
-      querystring: Type.Object({ query: Type.Optional(Type.String()), limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }), offset: Type.Integer({ minimum: 0, default: 0 }), enabled_only: Type.Boolean({ default: false }) }),
-      response: { 200: Type.Object({ skills: Type.Array(SkillView), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...ErrorResponses },
+  app.post(
+    '/api/skills',
+    {
+      schema: {
+        tags,
+        summary:
+          'Register a skill; SKILL.md is fetched now (400 if that fails); needs register_service or publish_agent',
+        body: SkillBody,
+        response: { 201: SkillView, ...ErrorResponses },
+      },
     },
-  }, async (request) => {
-    const user = currentUser(request);
-    const { query, limit, offset, enabled_only } = request.query;
-    const q = query?.trim().toLowerCase() ?? '';
-    const all = skills.list().filter((s) =>
-      (!enabled_only || (s.is_enabled && !s.tags.includes(SECURITY_PENDING))) && skillVisible(user, s) &&
-      (!q || s.name.includes(q) || s.description.toLowerCase().includes(q) || s.tags.some((t) => t.toLowerCase().includes(q))));
-    return { skills: all.slice(offset, offset + limit).map(view), total: all.length, limit, offset };
-  });
+    async (request, reply) => {
+      const user = currentUser(request);
+      const b = request.body;
+      const path = `/skills/${b.name}`;
+      if (!can(user, 'register_service', path) && !can(user, 'publish_agent', path))
+        throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Registering ${path} needs register_service or publish_agent`);
+      if (skills.has(path)) throw conflict('SB_ERR_REGISTRY_SKILL_EXISTS', `Skill ${b.name} already exists`);
+      const skill_md = await fetchSkillMd(b.skill_md_url, fetchOpts);
+      const now = new Date().toISOString();
+      const draft: SkillRecord = {
+        path,
+        name: b.name,
+        description: b.description,
+        skill_md_url: b.skill_md_url,
+        skill_md,
+        version: b.version,
+        license: b.license,
+        tags: parseTags(b.tags) ?? [],
+        visibility: b.visibility ?? 'public',
+        allowed_tools: b.allowed_tools ?? [],
+        status: b.status ?? 'draft',
+        is_enabled: true,
+        registered_by: user.username,
+        owner_groups: user.groups,
+        registered_at: now,
+        updated_at: now,
+      };
+      const record = applyVerdict(draft, await catalog.scanner.skill(draft));
+      await skills.set(path, record);
+      return reply.status(201).send(view(record));
+    },
+  );
+
+  app.get(
+    '/api/skills',
+    {
+      schema: {
+        tags,
+        summary: 'Skills the caller may see, paged',
+        querystring: Type.Object({
+          query: Type.Optional(Type.String()),
+          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+          offset: Type.Integer({ minimum: 0, default: 0 }),
+          enabled_only: Type.Boolean({ default: false }),
+        }),
+        response: {
+          200: Type.Object({
+            skills: Type.Array(SkillView),
+            total: Type.Integer(),
+            limit: Type.Integer(),
+            offset: Type.Integer(),
+          }),
+          ...ErrorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const { query, limit, offset, enabled_only } = request.query;
+      const q = query?.trim().toLowerCase() ?? '';
+      const all = skills
+        .list()
+        .filter(
+          (s) =>
+            (!enabled_only || (s.is_enabled && !s.tags.includes(SECURITY_PENDING))) &&
+            skillVisible(user, s) &&
+            (!q ||
+              s.name.includes(q) ||
+              s.description.toLowerCase().includes(q) ||
+              s.tags.some((t) => t.toLowerCase().includes(q))),
+        );
+      return { skills: all.slice(offset, offset + limit).map(view), total: all.length, limit, offset };
+    },
+  );
 
   // `{path}` is the skill name; `/api/skills/skills/<name>` (the full path) is accepted too.
   for (const prefix of ['/api/skills', '/api/skills/skills']) {
     const Param = Type.Object({ name: Type.String({ pattern: NAME }) });
 
-    app.get(`${prefix}/:name`, { schema: { tags, summary: 'A skill with its SKILL.md', params: Param, response: { 200: SkillFull, ...ErrorResponses } } },
-      async (request) => view(find(currentUser(request), request.params.name)));
-
-    app.put(`${prefix}/:name`, {
-      schema: { tags, summary: 'Update a skill (owner or admin); a new skill_md_url is fetched again', params: Param, body: SkillUpdate, response: { 200: SkillView, ...ErrorResponses } },
-    }, async (request) => {
-      const user = currentUser(request);
-      const s = find(user, request.params.name);
-      requireOwner(user, s, 'change');
-      const b = request.body;
-      const next: SkillRecord = { ...s, updated_at: new Date().toISOString() };
-      if (b.skill_md_url !== undefined && b.skill_md_url !== s.skill_md_url) {
-        next.skill_md = await fetchSkillMd(b.skill_md_url, fetchOpts);
-        next.skill_md_url = b.skill_md_url;
-      }
-      if (b.description !== undefined) next.description = b.description;
-      if (b.version !== undefined) next.version = b.version;
-      if (b.license !== undefined) next.license = b.license;
-      if (b.tags !== undefined) next.tags = [...new Set([...(parseTags(b.tags) ?? []), ...(s.tags.includes(SECURITY_PENDING) ? [SECURITY_PENDING] : [])])];
-      if (b.visibility !== undefined) next.visibility = b.visibility;
-      if (b.allowed_tools !== undefined) next.allowed_tools = b.allowed_tools;
-      if (b.status !== undefined) next.status = b.status;
-      await skills.set(s.path, next);
-      return view(next);
-    });
-
-    app.delete(`${prefix}/:name`, {
-      schema: { tags, summary: 'Remove a skill (owner or admin)', params: Param, response: { 200: Type.Object({ message: Type.String(), path: Type.String() }), ...ErrorResponses } },
-    }, async (request) => {
-      const user = currentUser(request);
-      const s = find(user, request.params.name);
-      requireOwner(user, s, 'remove');
-      await skills.delete(s.path);
-      await catalog.ratings.remove(`skill:${s.path}`);
-      return { message: `Skill ${s.path} removed`, path: s.path };
-    });
-
-    app.post(`${prefix}/:name/toggle`, {
-      schema: {
-        tags, summary: 'Enable or disable a skill; owner, admin or toggle_service', params: Param,
-        body: Type.Object({ enabled: Type.Union([Type.Boolean(), Type.String()]) }),
-        response: { 200: Type.Object({ path: Type.String(), is_enabled: Type.Boolean(), message: Type.String() }), ...ErrorResponses },
+    app.get(
+      `${prefix}/:name`,
+      {
+        schema: {
+          tags,
+          summary: 'A skill with its SKILL.md',
+          params: Param,
+          response: { 200: SkillFull, ...ErrorResponses },
+        },
       },
-    }, async (request) => {
-      const user = currentUser(request);
-      const s = find(user, request.params.name);
-      if (!ownsOrAdmin(user, s.registered_by, s.path) && !can(user, 'toggle_service', s.path)) throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Toggling ${s.path} needs ownership or toggle_service`);
-      const raw = request.body.enabled;
-      const enabled = typeof raw === 'boolean' ? raw : ['true', 'on', '1'].includes(raw.toLowerCase()) ? true : ['false', 'off', '0'].includes(raw.toLowerCase()) ? false : undefined;
-      if (enabled === undefined) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'enabled must be true or false');
-      const next = { ...s, is_enabled: enabled, updated_at: new Date().toISOString() };
-      await skills.set(s.path, next);
-      return { path: s.path, is_enabled: enabled, message: `Skill ${s.path} ${enabled ? 'enabled' : 'disabled'}` };
-    });
+      async (request) => view(find(currentUser(request), request.params.name)),
+    );
 
-    app.get(`${prefix}/:name/rating`, { schema: { tags, summary: 'Ratings of a skill', params: Param, response: { 200: RatingView, ...ErrorResponses } } },
-      async (request) => catalog.ratings.view(`skill:${find(currentUser(request), request.params.name).path}`));
+    app.put(
+      `${prefix}/:name`,
+      {
+        schema: {
+          tags,
+          summary: 'Update a skill (owner or admin); a new skill_md_url is fetched again',
+          params: Param,
+          body: SkillUpdate,
+          response: { 200: SkillView, ...ErrorResponses },
+        },
+      },
+      async (request) => {
+        const user = currentUser(request);
+        const s = find(user, request.params.name);
+        requireOwner(user, s, 'change');
+        const b = request.body;
+        const next: SkillRecord = { ...s, updated_at: new Date().toISOString() };
+        if (b.skill_md_url !== undefined && b.skill_md_url !== s.skill_md_url) {
+          next.skill_md = await fetchSkillMd(b.skill_md_url, fetchOpts);
+          next.skill_md_url = b.skill_md_url;
+        }
+        if (b.description !== undefined) next.description = b.description;
+        if (b.version !== undefined) next.version = b.version;
+        if (b.license !== undefined) next.license = b.license;
+        if (b.tags !== undefined)
+          next.tags = [
+            ...new Set([
+              ...(parseTags(b.tags) ?? []),
+              ...(s.tags.includes(SECURITY_PENDING) ? [SECURITY_PENDING] : []),
+            ]),
+          ];
+        if (b.visibility !== undefined) next.visibility = b.visibility;
+        if (b.allowed_tools !== undefined) next.allowed_tools = b.allowed_tools;
+        if (b.status !== undefined) next.status = b.status;
+        await skills.set(s.path, next);
+        return view(next);
+      },
+    );
 
-    app.post(`${prefix}/:name/rating`, {
-      schema: { tags, summary: 'Rate a skill 1-5', params: Param, body: RatingBody, response: { 201: RatingView, ...ErrorResponses } },
-    }, async (request, reply) => {
-      const user = currentUser(request);
-      const s = find(user, request.params.name);
-      const { rating, comment } = request.body;
-      if (rating < 1 || rating > 5) throw badRequest('SB_ERR_REGISTRY_INVALID_RATING', `rating must be an integer from 1 to 5, not ${rating}`);
-      return reply.status(201).send(await catalog.ratings.rate(`skill:${s.path}`, user.username, rating, comment));
-    });
+    app.delete(
+      `${prefix}/:name`,
+      {
+        schema: {
+          tags,
+          summary: 'Remove a skill (owner or admin)',
+          params: Param,
+          response: { 200: Type.Object({ message: Type.String(), path: Type.String() }), ...ErrorResponses },
+        },
+      },
+      async (request) => {
+        const user = currentUser(request);
+        const s = find(user, request.params.name);
+        requireOwner(user, s, 'remove');
+        await skills.delete(s.path);
+        await catalog.ratings.remove(`skill:${s.path}`);
+        return { message: `Skill ${s.path} removed`, path: s.path };
+      },
+    );
+
+    app.post(
+      `${prefix}/:name/toggle`,
+      {
+        schema: {
+          tags,
+          summary: 'Enable or disable a skill; owner, admin or toggle_service',
+          params: Param,
+          body: Type.Object({ enabled: Type.Union([Type.Boolean(), Type.String()]) }),
+          response: {
+            200: Type.Object({ path: Type.String(), is_enabled: Type.Boolean(), message: Type.String() }),
+            ...ErrorResponses,
+          },
+        },
+      },
+      async (request) => {
+        const user = currentUser(request);
+        const s = find(user, request.params.name);
+        if (!ownsOrAdmin(user, s.registered_by, s.path) && !can(user, 'toggle_service', s.path))
+          throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Toggling ${s.path} needs ownership or toggle_service`);
+        const raw = request.body.enabled;
+        const enabled =
+          typeof raw === 'boolean'
+            ? raw
+            : ['true', 'on', '1'].includes(raw.toLowerCase())
+              ? true
+              : ['false', 'off', '0'].includes(raw.toLowerCase())
+                ? false
+                : undefined;
+        if (enabled === undefined) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'enabled must be true or false');
+        const next = { ...s, is_enabled: enabled, updated_at: new Date().toISOString() };
+        await skills.set(s.path, next);
+        return { path: s.path, is_enabled: enabled, message: `Skill ${s.path} ${enabled ? 'enabled' : 'disabled'}` };
+      },
+    );
+
+    app.get(
+      `${prefix}/:name/rating`,
+      {
+        schema: {
+          tags,
+          summary: 'Ratings of a skill',
+          params: Param,
+          response: { 200: RatingView, ...ErrorResponses },
+        },
+      },
+      async (request) => catalog.ratings.view(`skill:${find(currentUser(request), request.params.name).path}`),
+    );
+
+    app.post(
+      `${prefix}/:name/rating`,
+      {
+        schema: {
+          tags,
+          summary: 'Rate a skill 1-5',
+          params: Param,
+          body: RatingBody,
+          response: { 201: RatingView, ...ErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const user = currentUser(request);
+        const s = find(user, request.params.name);
+        const { rating, comment } = request.body;
+        if (rating < 1 || rating > 5)
+          throw badRequest('SB_ERR_REGISTRY_INVALID_RATING', `rating must be an integer from 1 to 5, not ${rating}`);
+        return reply.status(201).send(await catalog.ratings.rate(`skill:${s.path}`, user.username, rating, comment));
+      },
+    );
   }
 }

@@ -40,14 +40,29 @@ const ServerJson = Type.Object({
 const ServerResponse = Type.Object({
   server: ServerJson,
   _meta: Type.Object({
-    [OFFICIAL]: Type.Object({ status: Type.String(), publishedAt: Type.String(), updatedAt: Type.String(), isLatest: Type.Boolean() }),
-    'io.switchboard/registry': Type.Object({ path: Type.String(), is_enabled: Type.Boolean(), health_status: Type.String(), tags: Type.Array(Type.String()) }),
+    [OFFICIAL]: Type.Object({
+      status: Type.String(),
+      publishedAt: Type.String(),
+      updatedAt: Type.String(),
+      isLatest: Type.Boolean(),
+    }),
+    'io.switchboard/registry': Type.Object({
+      path: Type.String(),
+      is_enabled: Type.Boolean(),
+      health_status: Type.String(),
+      tags: Type.Array(Type.String()),
+    }),
   }),
 });
 const ServerList = Type.Object({ servers: Type.Array(ServerResponse), metadata: PageMeta });
 
 /** The items after `cursor` (a path) that pass `keep`, at most `limit`, and the cursor of the next page. */
-function page<T extends { path: string }>(all: readonly T[], cursor: string | undefined, limit: number, keep: (x: T) => boolean): { items: T[]; next: string | null } {
+function page<T extends { path: string }>(
+  all: readonly T[],
+  cursor: string | undefined,
+  limit: number,
+  keep: (x: T) => boolean,
+): { items: T[]; next: string | null } {
   let lo = 0;
   if (cursor) {
     let hi = all.length;
@@ -64,7 +79,12 @@ function page<T extends { path: string }>(all: readonly T[], cursor: string | un
   return { items, next: more && items.length > 0 ? items[items.length - 1].path : null };
 }
 
-function serverResponse(catalog: Catalog, s: ServerRecord, base: string, version = s.versions.find((v) => v.version === s.version) ?? s.versions.at(-1)) {
+function serverResponse(
+  catalog: Catalog,
+  s: ServerRecord,
+  base: string,
+  version = s.versions.find((v) => v.version === s.version) ?? s.versions.at(-1),
+) {
   const url = endpointUrl(catalog, s, base);
   const last = s.versions.at(-1);
   return {
@@ -74,11 +94,24 @@ function serverResponse(catalog: Catalog, s: ServerRecord, base: string, version
       version: version?.version ?? s.version ?? 'v1.0.0',
       title: s.server_name,
       ...(s.provider_url ? { websiteUrl: s.provider_url } : {}),
-      remotes: (s.supported_transports.length > 0 ? s.supported_transports : ['streamable-http']).map((type) => ({ type, url })),
+      remotes: (s.supported_transports.length > 0 ? s.supported_transports : ['streamable-http']).map((type) => ({
+        type,
+        url,
+      })),
     },
     _meta: {
-      [OFFICIAL]: { status: version?.status ?? s.status, publishedAt: version?.registered_at ?? s.registered_at, updatedAt: s.updated_at, isLatest: !last || version === last },
-      'io.switchboard/registry': { path: s.path, is_enabled: s.is_enabled, health_status: s.health_status, tags: s.tags },
+      [OFFICIAL]: {
+        status: version?.status ?? s.status,
+        publishedAt: version?.registered_at ?? s.registered_at,
+        updatedAt: s.updated_at,
+        isLatest: !last || version === last,
+      },
+      'io.switchboard/registry': {
+        path: s.path,
+        is_enabled: s.is_enabled,
+        health_status: s.health_status,
+        tags: s.tags,
+      },
     },
   };
 }
@@ -100,45 +133,86 @@ export default async function v01Routes(fastify: FastifyInstance): Promise<void>
     return cursor?.startsWith(prefix) ? `/${cursor.slice(prefix.length)}` : cursor;
   };
 
-  app.get('/v0.1/servers', {
-    schema: { tags, summary: 'Servers in the MCP registry v0.1 shape, by name; cursor paging', querystring: Page, response: { 200: ServerList, ...ErrorResponses } },
-  }, async (request) => {
-    const user = currentUser(request);
-    const { items, next } = page(catalog.servers.list(), pathCursor(request.query.cursor), request.query.limit, (s) => listed(user, s));
-    const base = baseUrl(request);
-    return { servers: items.map((s) => serverResponse(catalog, s, base)), metadata: { nextCursor: next && v0Name(catalog, next), count: items.length } };
-  });
-
-  app.get('/v0.1/servers/:serverName/versions', {
-    schema: { tags, summary: 'Versions of a server (URL-encoded reverse-DNS name)', params: Type.Object({ serverName: Type.String() }), response: { 200: ServerList, ...ErrorResponses } },
-  }, async (request) => {
-    const s = lookup(currentUser(request), request.params.serverName);
-    const base = baseUrl(request);
-    return { servers: s.versions.map((v) => serverResponse(catalog, s, base, v)), metadata: { nextCursor: null, count: s.versions.length } };
-  });
-
-  app.get('/v0.1/servers/:serverName/versions/:version', {
-    schema: { tags, summary: "One version of a server; 'latest' selects the newest", params: Type.Object({ serverName: Type.String(), version: Type.String() }), response: { 200: ServerResponse, ...ErrorResponses } },
-  }, async (request) => {
-    const s = lookup(currentUser(request), request.params.serverName);
-    const want = request.params.version;
-    const v = want === 'latest' ? s.versions.at(-1) : s.versions.find((x) => x.version === want);
-    if (!v) throw notFound('SB_ERR_REGISTRY_VERSION_NOT_FOUND', `${v0Name(catalog, s.path)} has no version ${want}`);
-    return serverResponse(catalog, s, baseUrl(request), v);
-  });
-
-  app.get('/v0.1/agents', {
-    schema: {
-      tags, summary: 'Agent cards the caller may see, by path; cursor paging',
-      querystring: Type.Composite([Page, Type.Object({ enabled_only: Type.Boolean({ default: false }) })]),
-      response: { 200: Type.Object({ agents: Type.Array(AgentCardSchema), metadata: PageMeta }), ...ErrorResponses },
+  app.get(
+    '/v0.1/servers',
+    {
+      schema: {
+        tags,
+        summary: 'Servers in the MCP registry v0.1 shape, by name; cursor paging',
+        querystring: Page,
+        response: { 200: ServerList, ...ErrorResponses },
+      },
     },
-  }, async (request) => {
-    const user = currentUser(request);
-    const visible = agentVisibility(user);
-    const { cursor, limit, enabled_only } = request.query;
-    const keep = (a: Parameters<typeof visible>[0] & { is_enabled: boolean; tags: string[] }) => visible(a) && !a.tags.includes(SECURITY_PENDING) && (!enabled_only || a.is_enabled);
-    const { items, next } = page(catalog.agents.index.list(), cursor, limit, keep);
-    return { agents: items.map(agentCard), metadata: { nextCursor: next, count: items.length } };
-  });
+    async (request) => {
+      const user = currentUser(request);
+      const { items, next } = page(catalog.servers.list(), pathCursor(request.query.cursor), request.query.limit, (s) =>
+        listed(user, s),
+      );
+      const base = baseUrl(request);
+      return {
+        servers: items.map((s) => serverResponse(catalog, s, base)),
+        metadata: { nextCursor: next && v0Name(catalog, next), count: items.length },
+      };
+    },
+  );
+
+  app.get(
+    '/v0.1/servers/:serverName/versions',
+    {
+      schema: {
+        tags,
+        summary: 'Versions of a server (URL-encoded reverse-DNS name)',
+        params: Type.Object({ serverName: Type.String() }),
+        response: { 200: ServerList, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const s = lookup(currentUser(request), request.params.serverName);
+      const base = baseUrl(request);
+      return {
+        servers: s.versions.map((v) => serverResponse(catalog, s, base, v)),
+        metadata: { nextCursor: null, count: s.versions.length },
+      };
+    },
+  );
+
+  app.get(
+    '/v0.1/servers/:serverName/versions/:version',
+    {
+      schema: {
+        tags,
+        summary: "One version of a server; 'latest' selects the newest",
+        params: Type.Object({ serverName: Type.String(), version: Type.String() }),
+        response: { 200: ServerResponse, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const s = lookup(currentUser(request), request.params.serverName);
+      const want = request.params.version;
+      const v = want === 'latest' ? s.versions.at(-1) : s.versions.find((x) => x.version === want);
+      if (!v) throw notFound('SB_ERR_REGISTRY_VERSION_NOT_FOUND', `${v0Name(catalog, s.path)} has no version ${want}`);
+      return serverResponse(catalog, s, baseUrl(request), v);
+    },
+  );
+
+  app.get(
+    '/v0.1/agents',
+    {
+      schema: {
+        tags,
+        summary: 'Agent cards the caller may see, by path; cursor paging',
+        querystring: Type.Composite([Page, Type.Object({ enabled_only: Type.Boolean({ default: false }) })]),
+        response: { 200: Type.Object({ agents: Type.Array(AgentCardSchema), metadata: PageMeta }), ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const visible = agentVisibility(user);
+      const { cursor, limit, enabled_only } = request.query;
+      const keep = (a: Parameters<typeof visible>[0] & { is_enabled: boolean; tags: string[] }) =>
+        visible(a) && !a.tags.includes(SECURITY_PENDING) && (!enabled_only || a.is_enabled);
+      const { items, next } = page(catalog.agents.index.list(), cursor, limit, keep);
+      return { agents: items.map(agentCard), metadata: { nextCursor: next, count: items.length } };
+    },
+  );
 }

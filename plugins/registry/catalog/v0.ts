@@ -30,7 +30,12 @@ const V0Server = Type.Object({
   resources: Type.Array(Resource),
   remotes: Type.Array(Remote),
   is_latest: Type.Optional(Type.Boolean()),
-  _meta: Type.Object({ path: Type.String(), is_enabled: Type.Boolean(), health_status: Type.String(), tags: Type.Array(Type.String()) }),
+  _meta: Type.Object({
+    path: Type.String(),
+    is_enabled: Type.Boolean(),
+    health_status: Type.String(),
+    tags: Type.Array(Type.String()),
+  }),
 });
 const V0Detail = Type.Composite([V0Server, Type.Object({ details: ServerDetail })]);
 
@@ -79,66 +84,117 @@ export default async function v0Routes(fastify: FastifyInstance): Promise<void> 
     return s;
   };
 
-  app.get('/v0/servers', {
-    schema: {
-      tags, summary: 'Servers, by name; cursor = last name of the previous page',
-      querystring: Type.Object({ cursor: Type.Optional(Type.String()), limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) }),
-      response: { 200: Type.Object({ servers: Type.Array(V0Server), _meta: Type.Object({ pagination: Type.Object({ hasMore: Type.Boolean(), nextCursor: Type.Union([Type.String(), Type.Null()]), count: Type.Integer() }) }) }), ...ErrorResponses },
+  app.get(
+    '/v0/servers',
+    {
+      schema: {
+        tags,
+        summary: 'Servers, by name; cursor = last name of the previous page',
+        querystring: Type.Object({
+          cursor: Type.Optional(Type.String()),
+          limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+        }),
+        response: {
+          200: Type.Object({
+            servers: Type.Array(V0Server),
+            _meta: Type.Object({
+              pagination: Type.Object({
+                hasMore: Type.Boolean(),
+                nextCursor: Type.Union([Type.String(), Type.Null()]),
+                count: Type.Integer(),
+              }),
+            }),
+          }),
+          ...ErrorResponses,
+        },
+      },
     },
-  }, async (request) => {
-    const user = currentUser(request);
-    const { cursor, limit } = request.query;
-    const all = catalog.servers.list();
-    // Names sort as paths do (one namespace prefix), so the cursor is found by binary search.
-    let lo = 0;
-    if (cursor) {
-      const after = cursor.startsWith(prefix()) ? `/${cursor.slice(prefix().length)}` : cursor < prefix() ? '' : '\uffff';
-      let hi = all.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (all[mid].path <= after) lo = mid + 1;
-        else hi = mid;
+    async (request) => {
+      const user = currentUser(request);
+      const { cursor, limit } = request.query;
+      const all = catalog.servers.list();
+      // Names sort as paths do (one namespace prefix), so the cursor is found by binary search.
+      let lo = 0;
+      if (cursor) {
+        const after = cursor.startsWith(prefix())
+          ? `/${cursor.slice(prefix().length)}`
+          : cursor < prefix()
+            ? ''
+            : '\uffff';
+        let hi = all.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (all[mid].path <= after) lo = mid + 1;
+          else hi = mid;
+        }
       }
-    }
-    const base = baseUrl(request);
-    const page: ReturnType<typeof v0Item>[] = [];
-    let i = lo;
-    for (; i < all.length && page.length < limit; i++) if (listed(user, all[i])) page.push(v0Item(catalog, all[i], base));
-    let hasMore = false;
-    for (; i < all.length; i++) {
-      if (listed(user, all[i])) {
-        hasMore = true;
-        break;
+      const base = baseUrl(request);
+      const page: ReturnType<typeof v0Item>[] = [];
+      let i = lo;
+      for (; i < all.length && page.length < limit; i++)
+        if (listed(user, all[i])) page.push(v0Item(catalog, all[i], base));
+      let hasMore = false;
+      for (; i < all.length; i++) {
+        if (listed(user, all[i])) {
+          hasMore = true;
+          break;
+        }
       }
-    }
-    return { servers: page, _meta: { pagination: { hasMore, nextCursor: hasMore ? page.at(-1)!.name : null, count: page.length } } };
-  });
+      return {
+        servers: page,
+        _meta: { pagination: { hasMore, nextCursor: hasMore ? page.at(-1)!.name : null, count: page.length } },
+      };
+    },
+  );
 
-  app.get('/v0/servers/:serverName/versions', {
-    schema: { tags, summary: 'Versions of a server (URL-encoded reverse-DNS name)', params: Type.Object({ serverName: Type.String() }), response: { 200: Type.Array(V0Server), ...ErrorResponses } },
-  }, async (request) => {
-    const user = currentUser(request);
-    const s = lookup(user, request.params.serverName);
-    const item = v0Item(catalog, s, baseUrl(request));
-    const last = s.versions.length - 1;
-    return s.versions.map((v, i) => ({ ...item, version: v.version, status: v.status, is_latest: i === last }));
-  });
+  app.get(
+    '/v0/servers/:serverName/versions',
+    {
+      schema: {
+        tags,
+        summary: 'Versions of a server (URL-encoded reverse-DNS name)',
+        params: Type.Object({ serverName: Type.String() }),
+        response: { 200: Type.Array(V0Server), ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const s = lookup(user, request.params.serverName);
+      const item = v0Item(catalog, s, baseUrl(request));
+      const last = s.versions.length - 1;
+      return s.versions.map((v, i) => ({ ...item, version: v.version, status: v.status, is_latest: i === last }));
+    },
+  );
 
-  app.get('/v0/servers/:serverName/versions/:version', {
-    schema: { tags, summary: "One version with full details and tools; 'latest' selects the newest", params: Type.Object({ serverName: Type.String(), version: Type.String() }), response: { 200: V0Detail, ...ErrorResponses } },
-  }, async (request) => {
-    const user = currentUser(request);
-    const s = lookup(user, request.params.serverName);
-    const want = request.params.version;
-    const idx = want === 'latest' ? s.versions.length - 1 : s.versions.findIndex((v) => v.version === want);
-    if (idx < 0) throw notFound('SB_ERR_REGISTRY_VERSION_NOT_FOUND', `${v0Name(catalog, s.path)} has no version ${want}`);
-    const v = s.versions[idx];
-    return {
-      ...v0Item(catalog, s, baseUrl(request)),
-      version: v.version,
-      status: v.status,
-      is_latest: idx === s.versions.length - 1,
-      details: serverDetail(s, { showBackend: showBackend(catalog, user), stars: catalog.ratings.average(`server:${s.path}`), revealHeaders: mayReadHeaders(user, s.path) }),
-    };
-  });
+  app.get(
+    '/v0/servers/:serverName/versions/:version',
+    {
+      schema: {
+        tags,
+        summary: "One version with full details and tools; 'latest' selects the newest",
+        params: Type.Object({ serverName: Type.String(), version: Type.String() }),
+        response: { 200: V0Detail, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      const s = lookup(user, request.params.serverName);
+      const want = request.params.version;
+      const idx = want === 'latest' ? s.versions.length - 1 : s.versions.findIndex((v) => v.version === want);
+      if (idx < 0)
+        throw notFound('SB_ERR_REGISTRY_VERSION_NOT_FOUND', `${v0Name(catalog, s.path)} has no version ${want}`);
+      const v = s.versions[idx];
+      return {
+        ...v0Item(catalog, s, baseUrl(request)),
+        version: v.version,
+        status: v.status,
+        is_latest: idx === s.versions.length - 1,
+        details: serverDetail(s, {
+          showBackend: showBackend(catalog, user),
+          stars: catalog.ratings.average(`server:${s.path}`),
+          revealHeaders: mayReadHeaders(user, s.path),
+        }),
+      };
+    },
+  );
 }

@@ -36,7 +36,12 @@ export class BackendPools {
         this.pools.delete(oldest);
         void p.close();
       }
-      pool = new Pool(origin, { connections: 256, keepAliveTimeout: 30_000, pipelining: 1, ...(this.connect ? { connect: this.connect } : {}) });
+      pool = new Pool(origin, {
+        connections: 256,
+        keepAliveTimeout: 30_000,
+        pipelining: 1,
+        ...(this.connect ? { connect: this.connect } : {}),
+      });
       this.pools.set(origin, pool);
     }
     return pool;
@@ -82,17 +87,35 @@ export async function backendRequest(
   let res: Dispatcher.ResponseData;
   try {
     const { origin, path } = target(url);
-    res = await pools.get(origin).request({ path, method: init.method, headers: init.headers, body: init.body, headersTimeout: timeoutMs, bodyTimeout: 0 });
+    res = await pools.get(origin).request({
+      path,
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: 0,
+    });
   } catch (err) {
     if (err instanceof errors.HeadersTimeoutError || err instanceof errors.ConnectTimeoutError) {
-      throw gatewayTimeout('SB_ERR_GATEWAY_TIMEOUT', `The backend of ${server} did not answer within ${timeoutMs} ms`, err);
+      throw gatewayTimeout(
+        'SB_ERR_GATEWAY_TIMEOUT',
+        `The backend of ${server} did not answer within ${timeoutMs} ms`,
+        err,
+      );
     }
     const refused = addressRefusal(err);
     if (refused) {
-      throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The backend of ${server} resolves to a ${refused.addressClass} address (${refused.host}), which is refused; an administrator must point it elsewhere (or set registry.allow_link_local_backends)`);
+      throw forbidden(
+        'SB_ERR_GATEWAY_BLOCKED_ADDRESS',
+        `The backend of ${server} resolves to a ${refused.addressClass} address (${refused.host}), which is refused; an administrator must point it elsewhere (or set registry.allow_link_local_backends)`,
+      );
     }
     const e = err as Error & { code?: string };
-    throw unavailable('SB_ERR_GATEWAY_BACKEND_DOWN', `The backend of ${server} is unreachable (${e.code ?? e.message})`, err);
+    throw unavailable(
+      'SB_ERR_GATEWAY_BACKEND_DOWN',
+      `The backend of ${server} is unreachable (${e.code ?? e.message})`,
+      err,
+    );
   }
   const { headers, body } = res;
   const header = (name: string) => {
@@ -109,7 +132,11 @@ export async function backendRequest(
       try {
         return Buffer.from(await body.arrayBuffer());
       } catch (err) {
-        throw badGateway('SB_ERR_GATEWAY_BACKEND_BROKEN', `The backend of ${server} broke off its answer (${(err as Error).message})`, err);
+        throw badGateway(
+          'SB_ERR_GATEWAY_BACKEND_BROKEN',
+          `The backend of ${server} broke off its answer (${(err as Error).message})`,
+          err,
+        );
       }
     },
   };

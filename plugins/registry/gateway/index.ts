@@ -31,7 +31,15 @@ async function gatewayPlugin(app: FastifyInstance): Promise<void> {
       const hit = backends.get(path);
       if (hit && hit.record === s) return hit.backend;
       const target = mcpTarget(s, servers.backendHeaders(s.path));
-      const backend: GatewayBackend = { path: s.path, enabled: s.is_enabled, blocked: s.tags.includes('security-pending'), url: target.url, transport: target.transport, headers: target.headers, origin: s.proxy_pass_url };
+      const backend: GatewayBackend = {
+        path: s.path,
+        enabled: s.is_enabled,
+        blocked: s.tags.includes('security-pending'),
+        url: target.url,
+        transport: target.transport,
+        headers: target.headers,
+        origin: s.proxy_pass_url,
+      };
       backends.set(path, { record: s, backend });
       return backend;
     },
@@ -43,4 +51,8 @@ async function gatewayPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
-export default fp(gatewayPlugin, { name: 'registry-gateway', dependencies: ['registry-auth', 'registry-catalog'], decorators: { fastify: ['sb', 'catalog'] } });
+export default fp(gatewayPlugin, {
+  name: 'registry-gateway',
+  dependencies: ['registry-auth', 'registry-catalog'],
+  decorators: { fastify: ['sb', 'catalog'] },
+});

@@ -60,7 +60,10 @@ function refuseBackendAuth(res: BackendResponse, server: string): void {
   refuseRedirect(res, server);
   if (res.status !== 401) return;
   res.body.resume();
-  throw badGateway('SB_ERR_GATEWAY_BACKEND_AUTH', `The backend of /${server} refused the stored credential (401); an administrator must update it (PATCH /api/servers/${server}/auth-credential)`);
+  throw badGateway(
+    'SB_ERR_GATEWAY_BACKEND_AUTH',
+    `The backend of /${server} refused the stored credential (401); an administrator must update it (PATCH /api/servers/${server}/auth-credential)`,
+  );
 }
 
 /**
@@ -72,7 +75,10 @@ function refuseBackendAuth(res: BackendResponse, server: string): void {
 function refuseRedirect(res: BackendResponse, server: string): void {
   if (res.status < 300 || res.status >= 400 || res.status === 304) return;
   res.body.resume();
-  throw badGateway('SB_ERR_GATEWAY_BACKEND_REDIRECT', `The backend of /${server} redirected (${res.status}) instead of answering; the gateway does not follow backend redirects, so an administrator must register the backend's final URL`);
+  throw badGateway(
+    'SB_ERR_GATEWAY_BACKEND_REDIRECT',
+    `The backend of /${server} redirected (${res.status}) instead of answering; the gateway does not follow backend redirects, so an administrator must register the backend's final URL`,
+  );
 }
 
 /** Text safe inside a quoted-string of a WWW-Authenticate parameter. */
@@ -87,7 +93,11 @@ function quotedParam(text: string): string {
  */
 function unauthenticated(request: FastifyRequest): SwitchboardError {
   const why = request.authFailure;
-  if (!why) return unauthorized('SB_ERR_GATEWAY_UNAUTHENTICATED', 'A gateway token is required (X-Authorization: Bearer <token>)');
+  if (!why)
+    return unauthorized(
+      'SB_ERR_GATEWAY_UNAUTHENTICATED',
+      'A gateway token is required (X-Authorization: Bearer <token>)',
+    );
   return new SwitchboardError(401, 'SB_ERR_GATEWAY_INVALID_TOKEN', `The gateway token was refused: ${why}`, {
     headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${quotedParam(why)}"` },
   });
@@ -100,7 +110,9 @@ const BUFFER_LIMIT = 1024 * 1024;
 /** A length-delimited, non-SSE answer small enough to hold in memory. */
 function completeAndSmall(res: BackendResponse): boolean {
   const len = Number(res.header('content-length'));
-  return Number.isFinite(len) && len <= BUFFER_LIMIT && !(res.header('content-type') ?? '').includes('text/event-stream');
+  return (
+    Number.isFinite(len) && len <= BUFFER_LIMIT && !(res.header('content-type') ?? '').includes('text/event-stream')
+  );
 }
 
 function copyHeaders(from: BackendResponse, reply: FastifyReply): void {
@@ -130,16 +142,25 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     if (!request.user) throw unauthenticated(request);
     const b = await opts.resolve(`/${server}`);
     if (!b) throw notFound('SB_ERR_GATEWAY_UNKNOWN_SERVER', `No MCP server is registered at /${server}`);
-    if (b.blocked) throw forbidden('SB_ERR_GATEWAY_SECURITY_PENDING', `/${server} is held for security review (security-pending) and cannot be used`);
+    if (b.blocked)
+      throw forbidden(
+        'SB_ERR_GATEWAY_SECURITY_PENDING',
+        `/${server} is held for security review (security-pending) and cannot be used`,
+      );
     if (!b.enabled) throw forbidden('SB_ERR_GATEWAY_DISABLED', `/${server} is disabled`);
     const refused = await opts.blockedAddress?.(b.origin, b.url);
-    if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The backend of /${server} points at a ${refused} address, which is refused (set registry.allow_link_local_backends to allow link-local backends)`);
+    if (refused)
+      throw forbidden(
+        'SB_ERR_GATEWAY_BLOCKED_ADDRESS',
+        `The backend of /${server} points at a ${refused} address, which is refused (set registry.allow_link_local_backends to allow link-local backends)`,
+      );
     return b;
   };
 
   // The resolved URL of an SSE server is its SSE endpoint: streamable-HTTP traffic sent there gets the backend's 404 page.
   const streamable = (b: GatewayBackend, server: string): GatewayBackend => {
-    if (b.transport === 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks MCP over SSE; connect to /${server}/sse`);
+    if (b.transport === 'sse')
+      throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks MCP over SSE; connect to /${server}/sse`);
     return b;
   };
 
@@ -147,7 +168,10 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     const calls = rpcCalls(body);
     for (const c of calls) {
       if (!opts.allowed(request, server, c.method, c.tool)) {
-        throw forbidden('SB_ERR_GATEWAY_DENIED', `Access denied to ${server}.${c.tool ? `${c.method}:${c.tool}` : c.method}: the token's scopes do not grant ${c.tool ? `tool '${c.tool}'` : `method '${c.method}'`} on /${server} (a scope's server_access must list it)`);
+        throw forbidden(
+          'SB_ERR_GATEWAY_DENIED',
+          `Access denied to ${server}.${c.tool ? `${c.method}:${c.tool}` : c.method}: the token's scopes do not grant ${c.tool ? `tool '${c.tool}'` : `method '${c.method}'`} on /${server} (a scope's server_access must list it)`,
+        );
       }
     }
     return calls;
@@ -165,120 +189,212 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
   const noBody = { tags: ['mcp-gateway'], params: Params };
   const schema = { ...noBody, body: AnyBody };
 
-  app.post('/:server/mcp', { schema: { ...schema, summary: 'MCP streamable HTTP through the gateway' } }, async (request, reply) => {
-    const { server } = request.params as { server: string };
-    const b = streamable(await backendFor(request, server), server);
-    const calls = checkCalls(request, server, request.body);
-    const res = await backendRequest(pools, b.url, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
-    refuseBackendAuth(res, server);
-    reply.status(res.status);
-    copyHeaders(res, reply);
-    const listIds = new Set(calls.filter((c) => c.method === 'tools/list').map((c) => c.id));
-    if (listIds.size > 0 && res.ok) {
-      // tools/list answers are small: buffer them to drop the tools this caller may not call.
-      const text = await res.text();
-      const allowed = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
-      const ct = res.header('content-type') ?? '';
-      try {
-        return reply.send(ct.includes('text/event-stream') ? filterToolsSse(text, listIds, allowed) : filterToolsJson(text, listIds, allowed));
-      } catch (err) {
-        // Unfilterable means unsafe to pass on (it could list tools the caller may not call).
-        throw badGateway('SB_ERR_GATEWAY_BACKEND_INVALID', `The backend of /${server} answered tools/list with a body that is not JSON`, err);
-      }
-    }
-    // A small answer of known length is one complete message, not a stream: sent as
-    // bytes it costs one socket write, where piping costs stream plumbing and chunked framing.
-    if (completeAndSmall(res)) return reply.send(await res.bytes());
-    return reply.send(res.body);
-  });
-
-  app.get('/:server/mcp', { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } }, async (request, reply) => {
-    const { server } = request.params as { server: string };
-    const b = streamable(await backendFor(request, server), server);
-    const res = await backendRequest(pools, b.url, { method: 'GET', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
-    refuseBackendAuth(res, server);
-    reply.status(res.status);
-    copyHeaders(res, reply);
-    return reply.send(res.body);
-  });
-
-  app.delete('/:server/mcp', { schema: { ...noBody, summary: 'End an MCP session through the gateway' } }, async (request, reply) => {
-    const { server } = request.params as { server: string };
-    const b = streamable(await backendFor(request, server), server);
-    const res = await backendRequest(pools, b.url, { method: 'DELETE', headers: outgoingHeaders(request, b) }, opts.timeoutMs, `/${server}`);
-    refuseBackendAuth(res, server);
-    return reply.status(res.status).send(await res.text());
-  });
-
-  app.get('/:server/sse', { schema: { ...noBody, summary: 'MCP SSE stream through the gateway' } }, async (request, reply) => {
-    const { server } = request.params as { server: string };
-    const b = await backendFor(request, server);
-    if (b.transport !== 'sse') throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
-    const res = await backendRequest(pools, b.url, { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } }, opts.timeoutMs, `/${server}`);
-    refuseRedirect(res, server);
-    if (!res.ok) {
-      res.body.resume();
-      throw badGateway('SB_ERR_GATEWAY_BACKEND_STATUS', `The backend of /${server} answered ${res.status} to the SSE connect`);
-    }
-    reply.status(200);
-    copyHeaders(res, reply);
-    // Rewrite the backend's `endpoint` event so the client posts its messages to us,
-    // and filter tools/list answers, which arrive on this stream rather than on the POST.
-    const decoder = new TextDecoder();
-    const allowedTool = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
-    const owned: string[] = [];
-    let pending = '';
-    const rewrite = new TransformStream<Uint8Array, string>({
-      transform(chunk, ctl) {
-        pending += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
-        const events = pending.split('\n\n');
-        pending = events.pop() ?? '';
-        for (const ev of events) {
-          if (/^event: ?endpoint$/m.test(ev)) {
-            const data = /^data: ?(.*)$/m.exec(ev)?.[1]?.trim() ?? '';
-            const backendUrl = new URL(data, b.url);
-            // Our own id, not the backend's: two backends may issue the same ids, and a
-            // session id posted under another server's path must not reach this backend.
-            const sid = randomUUID();
-            sseSessions.set(sid, { server, target: backendUrl.toString(), owner: request.user?.username, listIds: new Set() });
-            owned.push(sid);
-            ctl.enqueue(`event: endpoint\ndata: /${server}/messages?sessionId=${encodeURIComponent(sid)}\n\n`);
-            continue;
-          }
-          const session = owned.length ? sseSessions.get(owned[owned.length - 1]) : undefined;
-          if (session && session.listIds.size > 0 && /^data:/m.test(ev)) {
-            const out = filterToolsSse(ev, session.listIds, allowedTool, true);
-            ctl.enqueue(`${out}\n\n`);
-          } else {
-            ctl.enqueue(`${ev}\n\n`);
-          }
+  app.post(
+    '/:server/mcp',
+    { schema: { ...schema, summary: 'MCP streamable HTTP through the gateway' } },
+    async (request, reply) => {
+      const { server } = request.params as { server: string };
+      const b = streamable(await backendFor(request, server), server);
+      const calls = checkCalls(request, server, request.body);
+      const res = await backendRequest(
+        pools,
+        b.url,
+        {
+          method: 'POST',
+          headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' },
+          body: JSON.stringify(request.body),
+        },
+        opts.timeoutMs,
+        `/${server}`,
+      );
+      refuseBackendAuth(res, server);
+      reply.status(res.status);
+      copyHeaders(res, reply);
+      const listIds = new Set(calls.filter((c) => c.method === 'tools/list').map((c) => c.id));
+      if (listIds.size > 0 && res.ok) {
+        // tools/list answers are small: buffer them to drop the tools this caller may not call.
+        const text = await res.text();
+        const allowed = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
+        const ct = res.header('content-type') ?? '';
+        try {
+          return reply.send(
+            ct.includes('text/event-stream')
+              ? filterToolsSse(text, listIds, allowed)
+              : filterToolsJson(text, listIds, allowed),
+          );
+        } catch (err) {
+          // Unfilterable means unsafe to pass on (it could list tools the caller may not call).
+          throw badGateway(
+            'SB_ERR_GATEWAY_BACKEND_INVALID',
+            `The backend of /${server} answered tools/list with a body that is not JSON`,
+            err,
+          );
         }
-      },
-    });
-    const drop = () => {
-      for (const sid of owned) sseSessions.delete(sid);
-    };
-    // The session ends with its stream, whichever side closes it.
-    request.raw.once('close', drop);
-    const body = Readable.fromWeb((Readable.toWeb(res.body) as ReadableStream<Uint8Array>).pipeThrough(rewrite) as never);
-    body.once('close', drop);
-    return reply.send(body);
-  });
+      }
+      // A small answer of known length is one complete message, not a stream: sent as
+      // bytes it costs one socket write, where piping costs stream plumbing and chunked framing.
+      if (completeAndSmall(res)) return reply.send(await res.bytes());
+      return reply.send(res.body);
+    },
+  );
 
-  app.post('/:server/messages', { schema: { ...schema, querystring: Type.Object({ sessionId: Type.String() }), summary: 'MCP SSE client messages through the gateway' } }, async (request, reply) => {
-    const { server } = request.params as { server: string };
-    const b = await backendFor(request, server);
-    const calls = checkCalls(request, server, request.body);
-    const session = sseSessions.get((request.query as { sessionId: string }).sessionId);
-    if (!session || session.server !== server) throw notFound('SB_ERR_GATEWAY_SESSION', `Unknown SSE session for /${server}; connect to /${server}/sse first and post to the endpoint it announces`);
-    if (session.owner !== request.user?.username) throw forbidden('SB_ERR_GATEWAY_SESSION_OWNER', 'This SSE session belongs to another caller');
-    const refused = await opts.blockedAddress?.(session.target);
-    if (refused) throw forbidden('SB_ERR_GATEWAY_BLOCKED_ADDRESS', `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`);
-    for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
-    const res = await backendRequest(pools, session.target, { method: 'POST', headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' }, body: JSON.stringify(request.body) }, opts.timeoutMs, `/${server}`);
-    refuseBackendAuth(res, server);
-    return reply.status(res.status).send(await res.text());
-  });
+  app.get(
+    '/:server/mcp',
+    { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } },
+    async (request, reply) => {
+      const { server } = request.params as { server: string };
+      const b = streamable(await backendFor(request, server), server);
+      const res = await backendRequest(
+        pools,
+        b.url,
+        { method: 'GET', headers: outgoingHeaders(request, b) },
+        opts.timeoutMs,
+        `/${server}`,
+      );
+      refuseBackendAuth(res, server);
+      reply.status(res.status);
+      copyHeaders(res, reply);
+      return reply.send(res.body);
+    },
+  );
+
+  app.delete(
+    '/:server/mcp',
+    { schema: { ...noBody, summary: 'End an MCP session through the gateway' } },
+    async (request, reply) => {
+      const { server } = request.params as { server: string };
+      const b = streamable(await backendFor(request, server), server);
+      const res = await backendRequest(
+        pools,
+        b.url,
+        { method: 'DELETE', headers: outgoingHeaders(request, b) },
+        opts.timeoutMs,
+        `/${server}`,
+      );
+      refuseBackendAuth(res, server);
+      return reply.status(res.status).send(await res.text());
+    },
+  );
+
+  app.get(
+    '/:server/sse',
+    { schema: { ...noBody, summary: 'MCP SSE stream through the gateway' } },
+    async (request, reply) => {
+      const { server } = request.params as { server: string };
+      const b = await backendFor(request, server);
+      if (b.transport !== 'sse')
+        throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
+      const res = await backendRequest(
+        pools,
+        b.url,
+        { method: 'GET', headers: { ...outgoingHeaders(request, b), accept: 'text/event-stream' } },
+        opts.timeoutMs,
+        `/${server}`,
+      );
+      refuseRedirect(res, server);
+      if (!res.ok) {
+        res.body.resume();
+        throw badGateway(
+          'SB_ERR_GATEWAY_BACKEND_STATUS',
+          `The backend of /${server} answered ${res.status} to the SSE connect`,
+        );
+      }
+      reply.status(200);
+      copyHeaders(res, reply);
+      // Rewrite the backend's `endpoint` event so the client posts its messages to us,
+      // and filter tools/list answers, which arrive on this stream rather than on the POST.
+      const decoder = new TextDecoder();
+      const allowedTool = (tool: string) => opts.allowed(request, server, 'tools/call', tool);
+      const owned: string[] = [];
+      let pending = '';
+      const rewrite = new TransformStream<Uint8Array, string>({
+        transform(chunk, ctl) {
+          pending += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
+          const events = pending.split('\n\n');
+          pending = events.pop() ?? '';
+          for (const ev of events) {
+            if (/^event: ?endpoint$/m.test(ev)) {
+              const data = /^data: ?(.*)$/m.exec(ev)?.[1]?.trim() ?? '';
+              const backendUrl = new URL(data, b.url);
+              // Our own id, not the backend's: two backends may issue the same ids, and a
+              // session id posted under another server's path must not reach this backend.
+              const sid = randomUUID();
+              sseSessions.set(sid, {
+                server,
+                target: backendUrl.toString(),
+                owner: request.user?.username,
+                listIds: new Set(),
+              });
+              owned.push(sid);
+              ctl.enqueue(`event: endpoint\ndata: /${server}/messages?sessionId=${encodeURIComponent(sid)}\n\n`);
+              continue;
+            }
+            const session = owned.length ? sseSessions.get(owned[owned.length - 1]) : undefined;
+            if (session && session.listIds.size > 0 && /^data:/m.test(ev)) {
+              const out = filterToolsSse(ev, session.listIds, allowedTool, true);
+              ctl.enqueue(`${out}\n\n`);
+            } else {
+              ctl.enqueue(`${ev}\n\n`);
+            }
+          }
+        },
+      });
+      const drop = () => {
+        for (const sid of owned) sseSessions.delete(sid);
+      };
+      // The session ends with its stream, whichever side closes it.
+      request.raw.once('close', drop);
+      const body = Readable.fromWeb(
+        (Readable.toWeb(res.body) as ReadableStream<Uint8Array>).pipeThrough(rewrite) as never,
+      );
+      body.once('close', drop);
+      return reply.send(body);
+    },
+  );
+
+  app.post(
+    '/:server/messages',
+    {
+      schema: {
+        ...schema,
+        querystring: Type.Object({ sessionId: Type.String() }),
+        summary: 'MCP SSE client messages through the gateway',
+      },
+    },
+    async (request, reply) => {
+      const { server } = request.params as { server: string };
+      const b = await backendFor(request, server);
+      const calls = checkCalls(request, server, request.body);
+      const session = sseSessions.get((request.query as { sessionId: string }).sessionId);
+      if (!session || session.server !== server)
+        throw notFound(
+          'SB_ERR_GATEWAY_SESSION',
+          `Unknown SSE session for /${server}; connect to /${server}/sse first and post to the endpoint it announces`,
+        );
+      if (session.owner !== request.user?.username)
+        throw forbidden('SB_ERR_GATEWAY_SESSION_OWNER', 'This SSE session belongs to another caller');
+      const refused = await opts.blockedAddress?.(session.target);
+      if (refused)
+        throw forbidden(
+          'SB_ERR_GATEWAY_BLOCKED_ADDRESS',
+          `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`,
+        );
+      for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
+      const res = await backendRequest(
+        pools,
+        session.target,
+        {
+          method: 'POST',
+          headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' },
+          body: JSON.stringify(request.body),
+        },
+        opts.timeoutMs,
+        `/${server}`,
+      );
+      refuseBackendAuth(res, server);
+      return reply.status(res.status).send(await res.text());
+    },
+  );
 
   return { openSseSessions: () => sseSessions.size };
 }

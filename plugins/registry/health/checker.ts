@@ -60,7 +60,10 @@ export interface CheckerOptions {
  * Failures a retry may cure (nothing listening yet, a slow start, a 5xx while booting). A refused address or an
  * unreadable credential stays so until someone edits the server, which brings its own check.
  */
-const retryable = (status: string) => status.startsWith('unhealthy:') && !status.startsWith('unhealthy: blocked address') && status !== 'unhealthy: credential unreadable';
+const retryable = (status: string) =>
+  status.startsWith('unhealthy:') &&
+  !status.startsWith('unhealthy: blocked address') &&
+  status !== 'unhealthy: credential unreadable';
 
 type Saver = (path: string, record: HealthRecord) => Promise<HealthEntry>;
 
@@ -190,7 +193,10 @@ export class HealthChecker {
       void (async () => {
         const s = await this.deps.server(path);
         if (this.stopped || !s || !s.enabled || !retryable(s.storedStatus)) return;
-        this.deps.logger.info({ path, attempt: attempt + 1, of: delays.length }, 'health check retry of a failed first check');
+        this.deps.logger.info(
+          { path, attempt: attempt + 1, of: delays.length },
+          'health check retry of a failed first check',
+        );
         const entry = await this.check(s, (p, record) => this.deps.save(p, record)).entry;
         if (retryable(entry.status)) this.retryFirstCheck(path, attempt + 1);
       })().catch((err: Error) => this.deps.logger.warn({ path, err: err.message }, 'health check retry failed'));
@@ -207,7 +213,8 @@ export class HealthChecker {
    */
   private check(s: CheckableServer, save: Saver): { entry: Promise<HealthEntry>; probed: Promise<void> } {
     const running = this.inFlight.get(s.path);
-    if (running && running.version === s.version) return { entry: running.promise, probed: running.promise.then(noop, noop) };
+    if (running && running.version === s.version)
+      return { entry: running.promise, probed: running.promise.then(noop, noop) };
     const after = running ? running.promise.then(noop, noop) : Promise.resolve();
     let markProbed: () => void = noop;
     const probed = new Promise<void>((resolve) => (markProbed = resolve));
@@ -264,7 +271,12 @@ function noop(): void {}
 
 /** Writes queued results together, `everyMs` after the first of a batch, or on flush(). */
 class SaveBatch {
-  private queue: Array<{ path: string; record: HealthRecord; resolve(e: HealthEntry): void; reject(err: unknown): void }> = [];
+  private queue: Array<{
+    path: string;
+    record: HealthRecord;
+    resolve(e: HealthEntry): void;
+    reject(err: unknown): void;
+  }> = [];
   private timer?: NodeJS.Timeout;
 
   constructor(

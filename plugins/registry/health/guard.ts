@@ -1,5 +1,12 @@
 import type { Dispatcher } from 'undici';
-import { pinnedAgent, refusedClass, systemLookup, type AddressClass, type AddressPolicy, type HostLookup } from '../../../core/address-guard.ts';
+import {
+  pinnedAgent,
+  refusedClass,
+  systemLookup,
+  type AddressClass,
+  type AddressPolicy,
+  type HostLookup,
+} from '../../../core/address-guard.ts';
 
 /**
  * SSRF guard on backend URLs (registration, health probes and the gateway):
@@ -60,6 +67,7 @@ export class BackendGuard {
 /** `registry.allow_link_local_backends` (default false). */
 export function allowLinkLocalBackends(registrySection: Record<string, unknown> | undefined): boolean {
   const v = registrySection?.allow_link_local_backends;
-  if (v !== undefined && typeof v !== 'boolean') throw new Error('registry.allow_link_local_backends must be true or false');
+  if (v !== undefined && typeof v !== 'boolean')
+    throw new Error('registry.allow_link_local_backends must be true or false');
   return v === true;
 }

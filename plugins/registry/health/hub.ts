@@ -91,7 +91,11 @@ export class HealthHub {
   }
 
   stats() {
-    return { active_connections: this.sockets.size, total_messages_sent: this.totalSent, uptime_seconds: Math.round((Date.now() - this.startedAt) / 1000) };
+    return {
+      active_connections: this.sockets.size,
+      total_messages_sent: this.totalSent,
+      uptime_seconds: Math.round((Date.now() - this.startedAt) / 1000),
+    };
   }
 
   close(): void {

@@ -11,18 +11,32 @@ import { healthConfig } from './config.ts';
 import { HealthHub, type HealthEntry } from './hub.ts';
 import { mcpTarget } from './targets.ts';
 
-const Entry = Type.Object({ status: Type.String(), last_checked_iso: Type.Union([Type.String(), Type.Null()]), num_tools: Type.Integer() });
+const Entry = Type.Object({
+  status: Type.String(),
+  last_checked_iso: Type.Union([Type.String(), Type.Null()]),
+  num_tools: Type.Integer(),
+});
 const HealthMap = Type.Record(Type.String(), Entry);
 const Refresh = Type.Object({
   path: Type.String(),
   health_status: Type.String(),
   last_checked_iso: Type.Union([Type.String(), Type.Null()]),
   num_tools: Type.Integer(),
-  tools: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), inputSchema: Type.Record(Type.String(), Type.Unknown()) })),
+  tools: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      description: Type.String(),
+      inputSchema: Type.Record(Type.String(), Type.Unknown()),
+    }),
+  ),
 });
 const Params = Type.Object({ server: Type.String() });
 
-const entryOf = (s: ServerRecord): HealthEntry => ({ status: s.is_enabled ? s.health_status : 'disabled', last_checked_iso: s.last_checked_iso, num_tools: s.num_tools });
+const entryOf = (s: ServerRecord): HealthEntry => ({
+  status: s.is_enabled ? s.health_status : 'disabled',
+  last_checked_iso: s.last_checked_iso,
+  num_tools: s.num_tools,
+});
 
 /**
  * Health checks and tool discovery over MCP, the refresh endpoints, and live
@@ -46,7 +60,8 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     origin: s.proxy_pass_url,
     entry: entryOf(s),
   });
-  const snapshot = async (): Promise<Record<string, HealthEntry>> => Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
+  const snapshot = async (): Promise<Record<string, HealthEntry>> =>
+    Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
 
   const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
   const checker = new HealthChecker(
@@ -58,12 +73,20 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
       },
       save: async (path, record) => {
         const s = await servers.updateHealth(path, record);
-        return s ? entryOf(s) : { status: record.health_status, last_checked_iso: record.last_checked_iso, num_tools: 0 };
+        return s
+          ? entryOf(s)
+          : { status: record.health_status, last_checked_iso: record.last_checked_iso, num_tools: 0 };
       },
       logger: app.log,
       blockedAddress: (...urls) => guard.blocked(...urls),
     },
-    { intervalMs: cfg.interval_seconds * 1000, timeoutMs: cfg.timeout_seconds * 1000, concurrency: cfg.concurrency, spread: cfg.sweep_spread, firstCheckRetryMs: cfg.first_check_retry_seconds.map((s) => s * 1000) },
+    {
+      intervalMs: cfg.interval_seconds * 1000,
+      timeoutMs: cfg.timeout_seconds * 1000,
+      concurrency: cfg.concurrency,
+      spread: cfg.sweep_spread,
+      firstCheckRetryMs: cfg.first_check_retry_seconds.map((s) => s * 1000),
+    },
   );
 
   // Every change of a server that alters its health entry reaches the dashboards.
@@ -71,11 +94,17 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     if (c.kind === 'deleted') return;
     const now = entryOf(c.value!);
     const before = c.previous ? entryOf(c.previous) : undefined;
-    if (!before || before.status !== now.status || before.last_checked_iso !== now.last_checked_iso || before.num_tools !== now.num_tools) {
+    if (
+      !before ||
+      before.status !== now.status ||
+      before.last_checked_iso !== now.last_checked_iso ||
+      before.num_tools !== now.num_tools
+    ) {
       hub.broadcast({ [c.key]: now });
     }
     // A newly registered or re-enabled server is checked at once rather than at the next sweep (and soon again if that fails).
-    if (c.kind === 'created' || (c.previous && !c.previous.is_enabled && c.value!.is_enabled)) void checker.checkNew(c.key).catch(() => {});
+    if (c.kind === 'created' || (c.previous && !c.previous.is_enabled && c.value!.is_enabled))
+      void checker.checkNew(c.key).catch(() => {});
   });
 
   app.addHook('onReady', async () => checker.start());
@@ -89,40 +118,101 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     const s = servers.require(path);
     await checker.checkPath(s.path);
     const after = servers.require(s.path);
-    return { path: after.path, health_status: after.is_enabled ? after.health_status : 'disabled', last_checked_iso: after.last_checked_iso, num_tools: after.num_tools, tools: after.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema ?? {} })) };
+    return {
+      path: after.path,
+      health_status: after.is_enabled ? after.health_status : 'disabled',
+      last_checked_iso: after.last_checked_iso,
+      num_tools: after.num_tools,
+      tools: after.tools.map((t) => ({
+        name: t.name,
+        description: t.description ?? '',
+        inputSchema: t.inputSchema ?? {},
+      })),
+    };
   };
   const pathOf = (server: string) => `/${decodedOnce(server).replace(/^\/+|\/+$/g, '')}`;
 
   const refreshSchema = { tags: ['registry-health'], params: Params, response: { 200: Refresh } };
-  app.post('/api/servers/:server/refresh', { schema: { ...refreshSchema, summary: 'Check a server now and re-discover its tools' } }, async (request) => {
-    const path = pathOf((request.params as { server: string }).server);
-    requirePermission(request, 'health_check_service', path);
-    return refresh(path);
-  });
-  for (const prefix of ['/api/refresh', '/refresh']) {
-    app.post(`${prefix}/:server`, { schema: { ...refreshSchema, summary: 'Manual health check and tool discovery' } }, async (request) => {
+  app.post(
+    '/api/servers/:server/refresh',
+    { schema: { ...refreshSchema, summary: 'Check a server now and re-discover its tools' } },
+    async (request) => {
       const path = pathOf((request.params as { server: string }).server);
       requirePermission(request, 'health_check_service', path);
       return refresh(path);
-    });
+    },
+  );
+  for (const prefix of ['/api/refresh', '/refresh']) {
+    app.post(
+      `${prefix}/:server`,
+      { schema: { ...refreshSchema, summary: 'Manual health check and tool discovery' } },
+      async (request) => {
+        const path = pathOf((request.params as { server: string }).server);
+        requirePermission(request, 'health_check_service', path);
+        return refresh(path);
+      },
+    );
   }
 
-  app.post('/api/internal/healthcheck', { schema: { tags: ['registry-internal'], summary: 'Check every server now (HTTP Basic admin)', response: { 200: HealthMap } } }, async (request) => {
-    requireBasicAdmin(request);
-    return checker.sweep();
-  });
+  app.post(
+    '/api/internal/healthcheck',
+    {
+      schema: {
+        tags: ['registry-internal'],
+        summary: 'Check every server now (HTTP Basic admin)',
+        response: { 200: HealthMap },
+      },
+    },
+    async (request) => {
+      requireBasicAdmin(request);
+      return checker.sweep();
+    },
+  );
 
-  app.get('/api/servers/health', { schema: { tags: ['registry-health'], summary: 'Health of every server the caller can see', response: { 200: Type.Object({ servers: HealthMap }) } } }, async (request) => {
-    // The same visibility as GET /api/servers (resource-bound tokens and server groups included).
-    const visible = serverVisibility(requireUser(request));
-    return { servers: Object.fromEntries(servers.list().filter(visible).map((s) => [s.path, entryOf(s)])) };
-  });
+  app.get(
+    '/api/servers/health',
+    {
+      schema: {
+        tags: ['registry-health'],
+        summary: 'Health of every server the caller can see',
+        response: { 200: Type.Object({ servers: HealthMap }) },
+      },
+    },
+    async (request) => {
+      // The same visibility as GET /api/servers (resource-bound tokens and server groups included).
+      const visible = serverVisibility(requireUser(request));
+      return {
+        servers: Object.fromEntries(
+          servers
+            .list()
+            .filter(visible)
+            .map((s) => [s.path, entryOf(s)]),
+        ),
+      };
+    },
+  );
 
-  app.get('/api/health/ws/stats', { schema: { tags: ['registry-health'], summary: 'WebSocket statistics', response: { 200: Type.Object({ active_connections: Type.Integer(), total_messages_sent: Type.Integer(), uptime_seconds: Type.Integer() }) } } }, async (request) => {
-    // Like every other registry API: a caller without credentials learns nothing about the service.
-    requireUser(request);
-    return hub.stats();
-  });
+  app.get(
+    '/api/health/ws/stats',
+    {
+      schema: {
+        tags: ['registry-health'],
+        summary: 'WebSocket statistics',
+        response: {
+          200: Type.Object({
+            active_connections: Type.Integer(),
+            total_messages_sent: Type.Integer(),
+            uptime_seconds: Type.Integer(),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      // Like every other registry API: a caller without credentials learns nothing about the service.
+      requireUser(request);
+      return hub.stats();
+    },
+  );
 
   // The WebSocket plugin in a scope of its own: it adds an onRequest and an onResponse hook to every
   // route of the scope it is registered in, and an onResponse hook makes Fastify put two listeners on
@@ -134,7 +224,11 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     ws.route({
       method: 'GET',
       url: '/api/health/ws/health_status',
-      schema: { tags: ['registry-health'], summary: 'Health of every server (HTTP snapshot; WebSocket with a session for live updates)', response: { 200: HealthMap } },
+      schema: {
+        tags: ['registry-health'],
+        summary: 'Health of every server (HTTP snapshot; WebSocket with a session for live updates)',
+        response: { 200: HealthMap },
+      },
       handler: async () => snapshot(),
       wsHandler: (socket, request) => {
         if (!request.user) {
@@ -150,4 +244,8 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
-export default fp(healthPlugin, { name: 'registry-health', dependencies: ['registry-auth', 'registry-catalog'], decorators: { fastify: ['sb', 'catalog'] } });
+export default fp(healthPlugin, {
+  name: 'registry-health',
+  dependencies: ['registry-auth', 'registry-catalog'],
+  decorators: { fastify: ['sb', 'catalog'] },
+});

@@ -50,7 +50,8 @@ export interface ProbeResult {
 class ProbeTimeout extends Error {}
 
 function statusOf(err: unknown): number | undefined {
-  if (sdk && (err instanceof sdk.StreamableHTTPError || err instanceof sdk.SseError)) return typeof err.code === 'number' && err.code > 0 ? err.code : undefined;
+  if (sdk && (err instanceof sdk.StreamableHTTPError || err instanceof sdk.SseError))
+    return typeof err.code === 'number' && err.code > 0 ? err.code : undefined;
   return undefined;
 }
 
@@ -68,7 +69,9 @@ export function classify(err: unknown): ProbeResult {
   const sse = /status code \((\d{3})\)|\(HTTP (\d{3})\)/i.exec(msg);
   if (sse) {
     const c = Number(sse[1] ?? sse[2]);
-    return c === 401 || c === 403 ? { status: 'auth-expired', reason: `backend answered ${c}` } : { status: `unhealthy: status ${c}`, reason: msg.slice(0, 200) };
+    return c === 401 || c === 403
+      ? { status: 'auth-expired', reason: `backend answered ${c}` }
+      : { status: `unhealthy: status ${c}`, reason: msg.slice(0, 200) };
   }
   return { status: 'unhealthy: connection error', reason: msg.trim().slice(0, 200) };
 }
@@ -82,31 +85,35 @@ export function classify(err: unknown): ProbeResult {
  * after `initialized` is answered 405 here, as by a server without one: a
  * probe needs no server-initiated messages, so no stream is held open.
  */
-const probeFetch = (dispatcher: Dispatcher | undefined): typeof fetch => async (input, init) => {
-  const method = (init?.method ?? 'GET').toUpperCase();
-  if (method === 'GET') return new Response(null, { status: 405 });
-  const headers: Record<string, string> = {};
-  new Headers(init?.headers).forEach((v, k) => {
-    headers[k] = v;
-  });
-  const res = await request(input instanceof Request ? input.url : input.toString(), {
-    method: method as Dispatcher.HttpMethod,
-    headers,
-    body: typeof init?.body === 'string' ? init.body : undefined,
-    signal: init?.signal ?? undefined,
-    dispatcher,
-  });
-  const out = new Headers();
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
-  const body = Buffer.from(await res.body.arrayBuffer());
-  const empty = body.length === 0 || res.statusCode === 204 || res.statusCode === 304;
-  return new Response(empty ? null : body, { status: res.statusCode, headers: out });
-};
+const probeFetch =
+  (dispatcher: Dispatcher | undefined): typeof fetch =>
+  async (input, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method === 'GET') return new Response(null, { status: 405 });
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((v, k) => {
+      headers[k] = v;
+    });
+    const res = await request(input instanceof Request ? input.url : input.toString(), {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body: typeof init?.body === 'string' ? init.body : undefined,
+      signal: init?.signal ?? undefined,
+      dispatcher,
+    });
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+    const body = Buffer.from(await res.body.arrayBuffer());
+    const empty = body.length === 0 || res.statusCode === 204 || res.statusCode === 304;
+    return new Response(empty ? null : body, { status: res.statusCode, headers: out });
+  };
 
 /** WHATWG fetch through the given dispatcher (the SSE transport's stream and posts). */
 function fetchVia(dispatcher: Dispatcher | undefined): typeof fetch {
   if (!dispatcher) return fetch;
-  return (input, init) => undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
+  return (input, init) =>
+    undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Promise<Response>;
 }
 
 /**
@@ -116,7 +123,11 @@ function fetchVia(dispatcher: Dispatcher | undefined): typeof fetch {
  */
 const unusedResultValidation: jsonSchemaValidator = {
   getValidator<T>() {
-    return (input: unknown): JsonSchemaValidatorResult<T> => ({ valid: true, data: input as T, errorMessage: undefined });
+    return (input: unknown): JsonSchemaValidatorResult<T> => ({
+      valid: true,
+      data: input as T,
+      errorMessage: undefined,
+    });
   },
 };
 
@@ -133,9 +144,16 @@ export async function probe(target: ProbeTarget): Promise<ProbeResult> {
   const transport =
     target.transport === 'sse'
       ? // The SDK adds requestInit's headers to the event stream request itself; only the abort signal has to be passed on.
-        new SSEClientTransport(url, { requestInit, fetch: sseFetch, eventSourceInit: { fetch: (u, init) => sseFetch(u, { ...init, signal: abort.signal }) } })
+        new SSEClientTransport(url, {
+          requestInit,
+          fetch: sseFetch,
+          eventSourceInit: { fetch: (u, init) => sseFetch(u, { ...init, signal: abort.signal }) },
+        })
       : new StreamableHTTPClientTransport(url, { requestInit, fetch: probeFetch(target.dispatcher) });
-  const client = new Client({ name: 'switchboard-health', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: unusedResultValidation });
+  const client = new Client(
+    { name: 'switchboard-health', version: '0.1.0' },
+    { capabilities: {}, jsonSchemaValidator: unusedResultValidation },
+  );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -153,12 +171,18 @@ export async function probe(target: ProbeTarget): Promise<ProbeResult> {
         // Follow pagination so servers with many tools are fully discovered.
         do {
           const page = await client.listTools(cursor ? { cursor } : {});
-          for (const t of page.tools) tools.push({ name: t.name, description: t.description ?? '', inputSchema: (t.inputSchema ?? {}) as Record<string, unknown> });
+          for (const t of page.tools)
+            tools.push({
+              name: t.name,
+              description: t.description ?? '',
+              inputSchema: (t.inputSchema ?? {}) as Record<string, unknown>,
+            });
           cursor = page.nextCursor;
         } while (cursor);
       }
       // Ends the backend's session now rather than leaving one behind per probe (servers may keep them forever).
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) await transport.terminateSession().catch(() => {});
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId)
+        await transport.terminateSession().catch(() => {});
       return tools;
     })();
     run.catch(() => {});

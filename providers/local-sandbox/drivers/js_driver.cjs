@@ -23,7 +23,12 @@ async function run(msg) {
     if (value !== undefined) result = util.inspect(value, { depth: 4 });
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    process.stderr.write(`${(err.stack || String(err)).split('\n').filter((l) => !l.includes('js_driver.cjs') && !l.includes('node:')).join('\n')}\n`);
+    process.stderr.write(
+      `${(err.stack || String(err))
+        .split('\n')
+        .filter((l) => !l.includes('js_driver.cjs') && !l.includes('node:'))
+        .join('\n')}\n`,
+    );
     error = `${err.name}: ${err.message}`;
   }
   await write(process.stdout, msg.token);

@@ -6,7 +6,17 @@ import type { Emit } from './events.ts';
 import type { AgentSpecs } from './spec-store.ts';
 
 /** The keys of GET /tool-catalog (spec 4.1), in order. */
-export const CATALOG_KEYS = ['memory', 'code_interpreter', 'browser', 'tools', 'identity', 'shared_memory', 'task_board', 'agent_management', 'agents'] as const;
+export const CATALOG_KEYS = [
+  'memory',
+  'code_interpreter',
+  'browser',
+  'tools',
+  'identity',
+  'shared_memory',
+  'task_board',
+  'agent_management',
+  'agents',
+] as const;
 export type CatalogKey = (typeof CATALOG_KEYS)[number];
 
 export interface ToolSpec {
@@ -66,8 +76,13 @@ export function registerToolGroup(group: ToolGroup): void {
   groups.set(group.key, group);
 }
 
-export async function catalogListing(env: { principal: Principal; specs: AgentSpecs }): Promise<Record<CatalogKey, ToolSpec[]>> {
-  const entries = await Promise.all(CATALOG_KEYS.map(async (k) => [k, (await groups.get(k)?.catalog(env)) ?? []] as const));
+export async function catalogListing(env: {
+  principal: Principal;
+  specs: AgentSpecs;
+}): Promise<Record<CatalogKey, ToolSpec[]>> {
+  const entries = await Promise.all(
+    CATALOG_KEYS.map(async (k) => [k, (await groups.get(k)?.catalog(env)) ?? []] as const),
+  );
   return Object.fromEntries(entries) as Record<CatalogKey, ToolSpec[]>;
 }
 

@@ -19,18 +19,28 @@ export class History {
     this.col = store.collection<Turn[]>('agent_history');
   }
 
-  async load(entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>, memory?: MemoryProvider): Promise<Turn[]> {
-    if (entry.history.kind === 'store' || !memory) return (await this.col.get(`${entry.agent_name}/${entry.session_id}`)) ?? [];
+  async load(
+    entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>,
+    memory?: MemoryProvider,
+  ): Promise<Turn[]> {
+    if (entry.history.kind === 'store' || !memory)
+      return (await this.col.get(`${entry.agent_name}/${entry.session_id}`)) ?? [];
     const events = await memory.listEvents(entry.actor_id, entry.session_id);
     const turns: Turn[] = [];
     for (const e of events) {
       if (e.metadata?.agent_name !== undefined && e.metadata.agent_name !== entry.agent_name) continue;
-      for (const m of e.messages) if (m.role === 'user' || m.role === 'assistant') turns.push({ role: m.role, content: m.text });
+      for (const m of e.messages)
+        if (m.role === 'user' || m.role === 'assistant') turns.push({ role: m.role, content: m.text });
     }
     return turns;
   }
 
-  async append(entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>, messages: Turn[], memory?: MemoryProvider, fresh = false): Promise<void> {
+  async append(
+    entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>,
+    messages: Turn[],
+    memory?: MemoryProvider,
+    fresh = false,
+  ): Promise<void> {
     if (messages.length === 0) return;
     if (entry.history.kind === 'store' || !memory) {
       const k = `${entry.agent_name}/${entry.session_id}`;
@@ -43,7 +53,10 @@ export class History {
     });
   }
 
-  async delete(entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>, memory?: MemoryProvider): Promise<void> {
+  async delete(
+    entry: Pick<SessionEntry, 'agent_name' | 'session_id' | 'actor_id' | 'history'>,
+    memory?: MemoryProvider,
+  ): Promise<void> {
     await this.col.delete(`${entry.agent_name}/${entry.session_id}`);
     if (entry.history.kind !== 'memory' || !memory) return;
     if (memory.deleteSession) {

@@ -1,5 +1,11 @@
 import { badGateway, isSwitchboardError } from '../../../../core/errors.ts';
-import type { ChatMessage, CompletionRequest, CompletionResponse, LlmProvider, ToolCall } from '../../../../core/primitives/llm.ts';
+import type {
+  ChatMessage,
+  CompletionRequest,
+  CompletionResponse,
+  LlmProvider,
+  ToolCall,
+} from '../../../../core/primitives/llm.ts';
 import type { AgentSpec } from '../schemas.ts';
 import type { BoundTool } from './catalog.ts';
 import { RunCancelled, type Emit } from './events.ts';
@@ -37,7 +43,10 @@ function checkCancel(signal: AbortSignal): void {
   if (signal.aborted) throw new RunCancelled();
 }
 
-async function callModel(input: LoopInput, req: CompletionRequest): Promise<Pick<CompletionResponse, 'content' | 'tool_calls'>> {
+async function callModel(
+  input: LoopInput,
+  req: CompletionRequest,
+): Promise<Pick<CompletionResponse, 'content' | 'tool_calls'>> {
   const { llm, signal } = input;
   try {
     if (!input.stream || !llm.capabilities.streaming) {
@@ -65,7 +74,11 @@ async function callModel(input: LoopInput, req: CompletionRequest): Promise<Pick
     if (signal.aborted) throw new RunCancelled();
     if (isSwitchboardError(err)) throw err;
     // A provider that failed without a coded error: say which one, as a gateway error, not a 500.
-    throw badGateway('SB_ERR_AGENT_LLM_FAILED', `The LLM provider '${llm.name}' failed: ${(err as Error)?.message ?? String(err)}`, err);
+    throw badGateway(
+      'SB_ERR_AGENT_LLM_FAILED',
+      `The LLM provider '${llm.name}' failed: ${(err as Error)?.message ?? String(err)}`,
+      err,
+    );
   }
 }
 
@@ -114,13 +127,23 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
     };
     const r = await callModel(input, req);
     lastContent = r.content;
-    if (r.tool_calls.length === 0) return { response: r.content, turns_used: turn, tools_called: toolsCalled, max_turns_reached: false };
+    if (r.tool_calls.length === 0)
+      return { response: r.content, turns_used: turn, tools_called: toolsCalled, max_turns_reached: false };
     messages.push({ role: 'assistant', content: r.content, tool_calls: r.tool_calls });
     toolsCalled.push(...r.tool_calls.map((c) => c.name));
     const results = await Promise.all(r.tool_calls.map((c) => runTool(input, c)));
     checkCancel(input.signal);
-    messages.push({ role: 'user', content: '', tool_results: r.tool_calls.map((c, i) => ({ tool_use_id: c.id, content: results[i]! })) });
+    messages.push({
+      role: 'user',
+      content: '',
+      tool_results: r.tool_calls.map((c, i) => ({ tool_use_id: c.id, content: results[i]! })),
+    });
   }
   const note = maxTurnsMessage(spec.max_turns);
-  return { response: lastContent ? `${lastContent}\n\n${note}` : note, turns_used: spec.max_turns, tools_called: toolsCalled, max_turns_reached: true };
+  return {
+    response: lastContent ? `${lastContent}\n\n${note}` : note,
+    turns_used: spec.max_turns,
+    tools_called: toolsCalled,
+    max_turns_reached: true,
+  };
 }

@@ -56,7 +56,9 @@ export class RunManager {
 
   async status(agent: string, session: string): Promise<{ status: 'running' | 'idle'; run_id?: string }> {
     const rec = await this.events.getRun(agent, session);
-    return this.isActive(rec) ? { status: 'running', run_id: rec!.run_id } : { status: 'idle', ...(rec ? { run_id: rec.run_id } : {}) };
+    return this.isActive(rec)
+      ? { status: 'running', run_id: rec!.run_id }
+      : { status: 'idle', ...(rec ? { run_id: rec.run_id } : {}) };
   }
 
   /**
@@ -69,7 +71,11 @@ export class RunManager {
     execute: (emit: Emit, signal: AbortSignal) => Promise<ChatResponse>,
   ): Promise<string> {
     const key = runKey(ids.agent, ids.session);
-    const busy = () => conflict('SB_ERR_AGENT_RUN_ACTIVE', `Session '${ids.session}' of agent '${ids.agent}' already has a run in progress; cancel it or reconnect to its stream`);
+    const busy = () =>
+      conflict(
+        'SB_ERR_AGENT_RUN_ACTIVE',
+        `Session '${ids.session}' of agent '${ids.agent}' already has a run in progress; cancel it or reconnect to its stream`,
+      );
     // Reserved synchronously, so two requests for one session cannot both pass the check.
     if (this.local.has(key) || this.starting.has(key)) throw busy();
     this.starting.add(key);
@@ -99,8 +105,15 @@ export class RunManager {
       event_count: 0,
     };
     await this.events.putRun(record);
-    const log = new RunLog(this.events, record, this.s.flush_ms, (err) => this.log.warn({ err, run_id: record.run_id }, 'agent run event log write failed'));
-    const run: LocalRun = { log, controller: new AbortController(), subscribers: new Set([first]), done: Promise.resolve() };
+    const log = new RunLog(this.events, record, this.s.flush_ms, (err) =>
+      this.log.warn({ err, run_id: record.run_id }, 'agent run event log write failed'),
+    );
+    const run: LocalRun = {
+      log,
+      controller: new AbortController(),
+      subscribers: new Set([first]),
+      done: Promise.resolve(),
+    };
     this.local.set(key, run);
     const emit: Emit = (ev) => {
       log.append(ev);
@@ -125,7 +138,10 @@ export class RunManager {
         } else {
           status = 'error';
           const detail = (err as { detail?: unknown }).detail;
-          emit({ type: 'error', detail: typeof detail === 'string' ? detail : (err as Error).message || 'The run failed' });
+          emit({
+            type: 'error',
+            detail: typeof detail === 'string' ? detail : (err as Error).message || 'The run failed',
+          });
         }
       }
       await log.flush({ status, ended_at: new Date().toISOString() });
@@ -147,7 +163,8 @@ export class RunManager {
       return mine.log.record.run_id;
     }
     const rec = await this.events.getRun(agent, session);
-    if (!rec || !this.isActive(rec)) throw notFound('SB_ERR_AGENT_NO_ACTIVE_RUN', `Session '${session}' of agent '${agent}' has no active run`);
+    if (!rec || !this.isActive(rec))
+      throw notFound('SB_ERR_AGENT_NO_ACTIVE_RUN', `Session '${session}' of agent '${agent}' has no active run`);
     await this.events.requestCancel(rec.run_id);
     const deadline = Date.now() + this.s.stale_after_ms + this.s.heartbeat_ms;
     while (Date.now() < deadline) {

@@ -46,7 +46,9 @@ export interface Prepared {
 }
 
 /** Only routing headers are kept: credentials never outlive the request in a stored run. */
-export function routingHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+export function routingHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(headers)) if (k.startsWith('x-provider')) out[k] = Array.isArray(v) ? v[0] : v;
   return out;
@@ -74,7 +76,9 @@ export class AgentRuntime {
 
   /** Tool calls inside runs are decided like /api/v1 requests when enforcement is on (issue 23); undefined when off. */
   private async toolGate(spec: AgentSpec, caller: Caller): Promise<LoopInput['gate']> {
-    const gate = await (this.enforcing ??= enforcementGate(this.sb.providers.get<PolicyProvider>('policy')).then((on) => on?.gate ?? null));
+    const gate = await (this.enforcing ??= enforcementGate(this.sb.providers.get<PolicyProvider>('policy')).then(
+      (on) => on?.gate ?? null,
+    ));
     if (!gate) return undefined;
     const p = caller.principal;
     return (tool, args) =>
@@ -84,7 +88,13 @@ export class AgentRuntime {
         principal_attrs: { is_admin: p.is_admin, type: p.type },
         action: 'Action::"tools:invoke"',
         resource: `Tool::${JSON.stringify(tool)}`,
-        context: { time: Math.floor(Date.now() / 1000), hour_utc: new Date().getUTCHours(), provider: 'default', agent: { __entity: { type: 'Agent', id: spec.name } }, arguments: args },
+        context: {
+          time: Math.floor(Date.now() / 1000),
+          hour_utc: new Date().getUTCHours(),
+          provider: 'default',
+          agent: { __entity: { type: 'Agent', id: spec.name } },
+          arguments: args,
+        },
       });
   }
 
@@ -94,7 +104,9 @@ export class AgentRuntime {
 
   /** The memory provider a session's history lives in (fixed when the session started). */
   historyMemory(entry: Pick<SessionEntry, 'history'>): MemoryProvider | undefined {
-    return entry.history.kind === 'memory' ? this.sb.providers.get<MemoryProvider>('memory', entry.history.provider) : undefined;
+    return entry.history.kind === 'memory'
+      ? this.sb.providers.get<MemoryProvider>('memory', entry.history.provider)
+      : undefined;
   }
 
   async prepare(spec: AgentSpec, caller: Caller, sessionId?: string): Promise<Prepared> {
@@ -102,7 +114,10 @@ export class AgentRuntime {
     const session_id = sessionId ?? randomUUID();
     const existing = sessionId ? await this.sessions.get(spec.name, sessionId) : undefined;
     if (existing && existing.actor_id !== caller.principal.id && !caller.principal.is_admin) {
-      throw forbidden('SB_ERR_AGENT_SESSION_FORBIDDEN', `Session '${session_id}' of agent '${spec.name}' belongs to another user`);
+      throw forbidden(
+        'SB_ERR_AGENT_SESSION_FORBIDDEN',
+        `Session '${session_id}' of agent '${spec.name}' belongs to another user`,
+      );
     }
     let history: SessionEntry['history'] = existing?.history ?? { kind: 'store' };
     let memory: MemoryProvider | undefined;
@@ -116,11 +131,23 @@ export class AgentRuntime {
       }
     }
     const actor_id = existing?.actor_id ?? caller.principal.id;
-    return { spec, caller, llm, memory, fresh: sessionId === undefined, session: { agent_name: spec.name, session_id, actor_id, history } };
+    return {
+      spec,
+      caller,
+      llm,
+      memory,
+      fresh: sessionId === undefined,
+      session: { agent_name: spec.name, session_id, actor_id, history },
+    };
   }
 
   /** The agent's tools for one run; `defer` collects cleanup (sessions tools opened) for the run's end. */
-  async tools(spec: AgentSpec, caller: Caller, depth = 0, defer: (fn: () => Promise<unknown>) => void = () => {}): Promise<BoundTool[]> {
+  async tools(
+    spec: AgentSpec,
+    caller: Caller,
+    depth = 0,
+    defer: (fn: () => Promise<unknown>) => void = () => {},
+  ): Promise<BoundTool[]> {
     const env: BindEnv = {
       agent: spec,
       principal: caller.principal,
@@ -145,12 +172,18 @@ export class AgentRuntime {
     const signal = opts.signal ?? new AbortController().signal;
     const past = p.fresh ? [] : await this.history.load(session, p.memory);
     const cleanups: Array<() => Promise<unknown>> = [];
-    const tools = [...(await this.tools(spec, caller, opts.depth ?? 0, (fn) => cleanups.push(fn))), ...(opts.extraTools ?? [])];
+    const tools = [
+      ...(await this.tools(spec, caller, opts.depth ?? 0, (fn) => cleanups.push(fn))),
+      ...(opts.extraTools ?? []),
+    ];
     let partial = '';
     const save = async (assistant: string) => {
       const turn: Turn[] = [{ role: 'user', content: message }];
       if (assistant) turn.push({ role: 'assistant', content: assistant });
-      await Promise.all([this.history.append(session, turn, p.memory, p.fresh), this.sessions.touch(session, turn.length, p.fresh)]);
+      await Promise.all([
+        this.history.append(session, turn, p.memory, p.fresh),
+        this.sessions.touch(session, turn.length, p.fresh),
+      ]);
     };
     let result: Awaited<ReturnType<typeof runLoop>>;
     try {
@@ -173,7 +206,9 @@ export class AgentRuntime {
     }
     const [, traceId] = await Promise.all([
       save(result.response),
-      spec.hooks.auto_trace ? this.trace(spec, caller, session.session_id, message, result.response, result.tools_called) : undefined,
+      spec.hooks.auto_trace
+        ? this.trace(spec, caller, session.session_id, message, result.response, result.tools_called)
+        : undefined,
     ]);
     const metadata: Record<string, unknown> = { model: spec.model, llm_provider: p.llm.name };
     if (result.max_turns_reached) metadata.max_turns_reached = true;
@@ -189,7 +224,14 @@ export class AgentRuntime {
     };
   }
 
-  private async trace(spec: AgentSpec, caller: Caller, sessionId: string, input: string, output: string, tools: string[]): Promise<string | undefined> {
+  private async trace(
+    spec: AgentSpec,
+    caller: Caller,
+    sessionId: string,
+    input: string,
+    output: string,
+    tools: string[],
+  ): Promise<string | undefined> {
     let obs: ProviderBase | undefined;
     try {
       obs = this.resolve(spec, caller, 'observability');
@@ -213,7 +255,13 @@ export class AgentRuntime {
   }
 
   /** A sub-agent answers one message with a fresh context; its tokens and tool calls surface in the parent stream. */
-  private async runSubAgent(name: string, message: string, caller: Caller, depth: number, call: ToolCallEnv): Promise<string> {
+  private async runSubAgent(
+    name: string,
+    message: string,
+    caller: Caller,
+    depth: number,
+    call: ToolCallEnv,
+  ): Promise<string> {
     const spec = (await this.specs.raw(name))!;
     const llm = this.resolve<LlmProvider>(spec, caller, 'llm');
     const cleanups: Array<() => Promise<unknown>> = [];
@@ -224,7 +272,16 @@ export class AgentRuntime {
       else if (ev.type === 'sub_agent_token' || ev.type === 'sub_agent_tool') call.emit(ev);
     };
     try {
-      const r = await runLoop({ spec, messages: [{ role: 'user', content: message }], tools, llm, emit, stream: true, signal: call.signal, gate: await this.toolGate(spec, caller) });
+      const r = await runLoop({
+        spec,
+        messages: [{ role: 'user', content: message }],
+        tools,
+        llm,
+        emit,
+        stream: true,
+        signal: call.signal,
+        gate: await this.toolGate(spec, caller),
+      });
       return r.response;
     } finally {
       await Promise.allSettled(cleanups.map((fn) => fn()));

@@ -29,9 +29,17 @@ export class SessionIndex {
     return this.col.get(key(agent, session));
   }
 
-  async touch(entry: Omit<SessionEntry, 'last_activity' | 'message_count'>, added: number, fresh = false): Promise<SessionEntry> {
+  async touch(
+    entry: Omit<SessionEntry, 'last_activity' | 'message_count'>,
+    added: number,
+    fresh = false,
+  ): Promise<SessionEntry> {
     const prev = fresh ? undefined : await this.get(entry.agent_name, entry.session_id);
-    const next: SessionEntry = { ...entry, message_count: (prev?.message_count ?? 0) + added, last_activity: this.stamp() };
+    const next: SessionEntry = {
+      ...entry,
+      message_count: (prev?.message_count ?? 0) + added,
+      last_activity: this.stamp(),
+    };
     await this.col.set(key(entry.agent_name, entry.session_id), next);
     return next;
   }

@@ -12,15 +12,29 @@ const AGENT_KEYS = ['agents', 'agent_management'];
 function validateSemantics(spec: Pick<AgentSpec, 'provider_overrides' | 'primitives' | 'name'>): void {
   const problems: Array<{ loc: string[]; msg: string; type: string }> = [];
   for (const key of Object.keys(spec.provider_overrides)) {
-    if (!isPrimitive(key)) problems.push({ loc: ['body', 'provider_overrides', key], msg: `'${key}' is not a primitive`, type: 'value_error' });
+    if (!isPrimitive(key))
+      problems.push({
+        loc: ['body', 'provider_overrides', key],
+        msg: `'${key}' is not a primitive`,
+        type: 'value_error',
+      });
   }
   for (const key of Object.keys(spec.primitives)) {
     if (!isPrimitive(key) && !AGENT_KEYS.includes(key)) {
-      problems.push({ loc: ['body', 'primitives', key], msg: `'${key}' is not a primitive (or one of ${AGENT_KEYS.join(', ')})`, type: 'value_error' });
+      problems.push({
+        loc: ['body', 'primitives', key],
+        msg: `'${key}' is not a primitive (or one of ${AGENT_KEYS.join(', ')})`,
+        type: 'value_error',
+      });
     }
   }
   for (const sub of spec.primitives.agents?.tools ?? []) {
-    if (sub === spec.name) problems.push({ loc: ['body', 'primitives', 'agents', 'tools'], msg: 'an agent cannot list itself as a sub-agent', type: 'value_error' });
+    if (sub === spec.name)
+      problems.push({
+        loc: ['body', 'primitives', 'agents', 'tools'],
+        msg: 'an agent cannot list itself as a sub-agent',
+        type: 'value_error',
+      });
   }
   if (problems.length) throw unprocessable('SB_ERR_AGENT_INVALID', problems);
 }

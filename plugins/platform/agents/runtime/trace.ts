@@ -6,7 +6,10 @@ import type { ProviderBase } from '../../../../core/provider.ts';
  * ingest traces. Without one nothing is sent and no trace id is reported: the
  * response never names a trace that was not stored.
  */
-export async function sendTrace(provider: ProviderBase | undefined, trace: Partial<TraceInput> & { name: string }): Promise<string | undefined> {
+export async function sendTrace(
+  provider: ProviderBase | undefined,
+  trace: Partial<TraceInput> & { name: string },
+): Promise<string | undefined> {
   const obs = provider as ObservabilityProvider | undefined;
   if (obs?.capabilities.ingest !== true || typeof obs.ingestTrace !== 'function') return undefined;
   const accepted = await obs.ingestTrace(trace);

@@ -42,7 +42,7 @@ export function generateTeamScript(team: TeamSpec, baseUrl: string, maxReplans =
     '',
     `TEAM = json.loads(${JSON.stringify(JSON.stringify(embedded, null, 2))})`,
     `DEFAULT_BASE_URL = ${JSON.stringify(baseUrl)}`,
-    '# Replanning rounds after tasks fail: the server\'s platform.teams.max_replans when exported.',
+    "# Replanning rounds after tasks fail: the server's platform.teams.max_replans when exported.",
     `MAX_REPLANS = int(os.environ.get("SWITCHBOARD_MAX_REPLANS", "${maxReplans}"))`,
   ].join('\n');
   return `${header}\n${TEAM_PYTHON_CLIENT}\n${TEAM_PYTHON_RUN}`;

@@ -4,7 +4,15 @@
  * event once and in order. A run's stream ends with `done`, whatever the
  * outcome: its `phase` says how it ended and `limit` which limit stopped it.
  */
-export type TeamPhase = 'planning' | 'execution' | 'replanning' | 'synthesis' | 'done' | 'failed' | 'cancelled' | 'timed_out';
+export type TeamPhase =
+  | 'planning'
+  | 'execution'
+  | 'replanning'
+  | 'synthesis'
+  | 'done'
+  | 'failed'
+  | 'cancelled'
+  | 'timed_out';
 export type TeamLimit = 'global_max_turns' | 'global_timeout_seconds';
 
 export interface TaskView {

@@ -21,7 +21,13 @@ export class Budget {
     outer: AbortSignal,
   ) {
     this.deadline = Date.now() + timeoutSeconds * 1000;
-    this.timer = setTimeout(() => this.halt(new TeamStop('timed_out', 'global_timeout_seconds', `global_timeout_seconds (${timeoutSeconds}) reached`)), timeoutSeconds * 1000);
+    this.timer = setTimeout(
+      () =>
+        this.halt(
+          new TeamStop('timed_out', 'global_timeout_seconds', `global_timeout_seconds (${timeoutSeconds}) reached`),
+        ),
+      timeoutSeconds * 1000,
+    );
     this.timer.unref();
     if (outer.aborted) this.halt(new TeamStop('cancelled'));
     else outer.addEventListener('abort', () => this.halt(new TeamStop('cancelled')), { once: true });
@@ -39,12 +45,15 @@ export class Budget {
   }
 
   limitMessage(limit: TeamLimit): string {
-    return limit === 'global_max_turns' ? `global_max_turns (${this.maxTurns}) reached` : `global_timeout_seconds (${this.timeoutSeconds}) reached`;
+    return limit === 'global_max_turns'
+      ? `global_max_turns (${this.maxTurns}) reached`
+      : `global_timeout_seconds (${this.timeoutSeconds}) reached`;
   }
 
   /** Throws the stop reason when the run must not go on (a worker checkpoint). */
   check(): void {
-    if (!this.stop && Date.now() >= this.deadline) this.halt(new TeamStop('timed_out', 'global_timeout_seconds', this.limitMessage('global_timeout_seconds')));
+    if (!this.stop && Date.now() >= this.deadline)
+      this.halt(new TeamStop('timed_out', 'global_timeout_seconds', this.limitMessage('global_timeout_seconds')));
     if (this.stop) throw this.stop;
   }
 

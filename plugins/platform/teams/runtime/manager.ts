@@ -67,12 +67,22 @@ export class TeamRuns {
    */
   view(rec: TeamRunRecord): TeamRunRecord & { display_status: string } {
     if (rec.status !== 'running' || this.isActive(rec)) return { ...rec, display_status: rec.status };
-    const tasks = rec.tasks.map((t): TaskRecord => (t.status === 'in_progress' ? { ...t, status: 'failed', error: INTERRUPTED } : t));
+    const tasks = rec.tasks.map(
+      (t): TaskRecord => (t.status === 'in_progress' ? { ...t, status: 'failed', error: INTERRUPTED } : t),
+    );
     return { ...rec, tasks, display_status: 'interrupted' };
   }
 
-  private launch(rec: TeamRunRecord, team: TeamSpec, caller: Caller, mode: RunMode, first?: (ev: TeamEvent) => void): LocalRun {
-    const log = new TeamRunLog(this.store, rec, this.s.flush_ms, (err) => this.log.warn({ err, team_run_id: rec.team_run_id }, 'team run log write failed'));
+  private launch(
+    rec: TeamRunRecord,
+    team: TeamSpec,
+    caller: Caller,
+    mode: RunMode,
+    first?: (ev: TeamEvent) => void,
+  ): LocalRun {
+    const log = new TeamRunLog(this.store, rec, this.s.flush_ms, (err) =>
+      this.log.warn({ err, team_run_id: rec.team_run_id }, 'team run log write failed'),
+    );
     if (first) log.subscribers.add(first);
     const controller = new AbortController();
     const run: LocalRun = { log, controller, done: Promise.resolve(rec) };
@@ -80,7 +90,17 @@ export class TeamRuns {
     run.done = (async () => {
       try {
         await runTeam(
-          { runtime: this.runtime, store: this.store, caller, team, log, bootId: this.bootId, maxReplans: this.s.max_replans, tokenMs: this.s.token_interval_ms, signal: controller.signal },
+          {
+            runtime: this.runtime,
+            store: this.store,
+            caller,
+            team,
+            log,
+            bootId: this.bootId,
+            maxReplans: this.s.max_replans,
+            tokenMs: this.s.token_interval_ms,
+            signal: controller.signal,
+          },
           mode,
         );
       } catch (err) {
@@ -134,18 +154,38 @@ export class TeamRuns {
    * partial output of its last attempt is read back from the event log as
    * resume context, then it, its failed dependants and the synthesis run again.
    */
-  async retry(team: TeamSpec, caller: Caller, rec: TeamRunRecord, taskId: string, first: (ev: TeamEvent) => void): Promise<LocalRun> {
-    if (this.isActive(rec)) throw conflict('SB_ERR_TEAM_RUN_ACTIVE', `Run '${rec.team_run_id}' is still running; wait for it or cancel it before retrying a task`);
+  async retry(
+    team: TeamSpec,
+    caller: Caller,
+    rec: TeamRunRecord,
+    taskId: string,
+    first: (ev: TeamEvent) => void,
+  ): Promise<LocalRun> {
+    if (this.isActive(rec))
+      throw conflict(
+        'SB_ERR_TEAM_RUN_ACTIVE',
+        `Run '${rec.team_run_id}' is still running; wait for it or cancel it before retrying a task`,
+      );
     const seen = this.view(rec);
     const task = seen.tasks.find((t) => t.id === taskId);
     if (!task) throw notFound('SB_ERR_TEAM_TASK_NOT_FOUND', `Run '${rec.team_run_id}' has no task '${taskId}'`);
-    if (task.status !== 'failed') throw conflict('SB_ERR_TEAM_TASK_NOT_FAILED', `Task '${taskId}' is '${task.status}'; only a failed task can be retried`);
+    if (task.status !== 'failed')
+      throw conflict(
+        'SB_ERR_TEAM_TASK_NOT_FAILED',
+        `Task '${taskId}' is '${task.status}'; only a failed task can be retried`,
+      );
     if (!task.assigned_to || !team.workers.includes(task.assigned_to)) {
-      throw conflict('SB_ERR_TEAM_TASK_NOT_RETRYABLE', `Task '${taskId}' is assigned to '${task.assigned_to ?? ''}', which is not a worker of team '${team.name}'; it cannot run`);
+      throw conflict(
+        'SB_ERR_TEAM_TASK_NOT_RETRYABLE',
+        `Task '${taskId}' is assigned to '${task.assigned_to ?? ''}', which is not a worker of team '${team.name}'; it cannot run`,
+      );
     }
     // The claim of the next attempt decides who retries; the run record is taken over only by the winner.
     if (!(await this.store.claim(rec.team_run_id, taskId, task.attempts + 1, `retry:${this.bootId}`))) {
-      throw conflict('SB_ERR_TEAM_TASK_CLAIMED', `Attempt ${task.attempts + 1} of task '${taskId}' is already being run; follow the run's stream instead`);
+      throw conflict(
+        'SB_ERR_TEAM_TASK_CLAIMED',
+        `Attempt ${task.attempts + 1} of task '${taskId}' is already being run; follow the run's stream instead`,
+      );
     }
     const resume = await this.partialOutput(rec, taskId);
     // Attempt N+1 is ours (the scheduler is told so); the run record is taken over for the retry.
@@ -180,7 +220,8 @@ export class TeamRuns {
       await mine.done;
       return;
     }
-    if (!rec || !this.isActive(rec)) throw notFound('SB_ERR_TEAMS_NO_ACTIVE_RUN', `Team '${team}' has no active run '${runId}'`);
+    if (!rec || !this.isActive(rec))
+      throw notFound('SB_ERR_TEAMS_NO_ACTIVE_RUN', `Team '${team}' has no active run '${runId}'`);
     await this.store.requestCancel(runId);
     const deadline = Date.now() + this.s.stale_after_ms + this.s.heartbeat_ms;
     while (Date.now() < deadline) {
@@ -221,7 +262,8 @@ export class TeamRuns {
 
   /** Delete a finished run's record, events and claims (409 while it runs). */
   async remove(rec: TeamRunRecord): Promise<void> {
-    if (this.isActive(rec)) throw conflict('SB_ERR_TEAM_RUN_ACTIVE', `Run '${rec.team_run_id}' is running; cancel it before deleting it`);
+    if (this.isActive(rec))
+      throw conflict('SB_ERR_TEAM_RUN_ACTIVE', `Run '${rec.team_run_id}' is running; cancel it before deleting it`);
     await this.store.delete(rec);
   }
 

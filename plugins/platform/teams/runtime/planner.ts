@@ -60,7 +60,11 @@ export function createTaskTool(collected: PlannedTask[], workers: string[]): Bou
         title: { type: 'string' },
         description: { type: 'string' },
         assigned_to: { type: 'string', enum: workers },
-        depends_on: { type: 'array', items: { type: 'string' }, description: 'Ids of tasks whose results this task needs' },
+        depends_on: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Ids of tasks whose results this task needs',
+        },
       },
       required: ['title', 'assigned_to'],
     },
@@ -87,7 +91,8 @@ export function validateGraph(tasks: TaskRecord[], workers: string[], board: Map
     failed.push(t);
   };
   for (const t of tasks) {
-    if (!t.assigned_to || !workers.includes(t.assigned_to)) fail(t, `assigned to unknown worker '${t.assigned_to ?? ''}' (workers: ${workers.join(', ')})`);
+    if (!t.assigned_to || !workers.includes(t.assigned_to))
+      fail(t, `assigned to unknown worker '${t.assigned_to ?? ''}' (workers: ${workers.join(', ')})`);
     else {
       const missing = t.depends_on.filter((d) => !board.has(d));
       if (missing.length) fail(t, `depends on unknown task ${missing.map((m) => `'${m}'`).join(', ')}`);

@@ -41,6 +41,8 @@ ${results}`;
 }
 
 /** One line per task, as the script writes them: `<id> <title> [<status>]: <result>`. */
-export function resultLines(tasks: Array<{ id: string; title: string; status: string; result: string | null; error: string | null }>): string {
+export function resultLines(
+  tasks: Array<{ id: string; title: string; status: string; result: string | null; error: string | null }>,
+): string {
   return tasks.map((t) => `${t.id} ${t.title} [${t.status}]: ${t.result ?? t.error ?? 'None'}`).join('\n');
 }

@@ -91,7 +91,11 @@ export class TeamRunStore {
 
   /** Atomic in the store: of every process that tries attempt N of a task, one wins. */
   claim(runId: string, taskId: string, attempt: number, bootId: string): Promise<boolean> {
-    return this.claims.setIfAbsent(`${runId}/${taskId}/${attempt}`, { boot_id: bootId, at: new Date().toISOString() }, this.ttlMs);
+    return this.claims.setIfAbsent(
+      `${runId}/${taskId}/${attempt}`,
+      { boot_id: bootId, at: new Date().toISOString() },
+      this.ttlMs,
+    );
   }
 
   requestCancel(runId: string): Promise<void> {
@@ -108,8 +112,12 @@ export class TeamRunStore {
 
   /** The run's record, events and claims. */
   async delete(rec: TeamRunRecord): Promise<void> {
-    await Promise.all(Array.from({ length: rec.event_count }, (_, i) => this.events.delete(eventKey(rec.team_run_id, i))));
-    const claimKeys = rec.tasks.flatMap((t) => Array.from({ length: t.attempts }, (_, i) => `${rec.team_run_id}/${t.id}/${i + 1}`));
+    await Promise.all(
+      Array.from({ length: rec.event_count }, (_, i) => this.events.delete(eventKey(rec.team_run_id, i))),
+    );
+    const claimKeys = rec.tasks.flatMap((t) =>
+      Array.from({ length: t.attempts }, (_, i) => `${rec.team_run_id}/${t.id}/${i + 1}`),
+    );
     await Promise.all(claimKeys.map((k) => this.claims.delete(k)));
     await this.cancels.delete(rec.team_run_id);
     await this.runs.delete(runKey(rec.team_name, rec.team_run_id));

@@ -42,7 +42,11 @@ export async function execute(env: SchedulerEnv, board: Map<string, TaskRecord>)
       t.error = null;
       log.emit({ type: 'task_completed', agent: t.assigned_to!, task_id: t.id, result });
     } catch (err) {
-      const reason = budget.stop?.message ?? (err instanceof TeamStop ? err.message : (err as { detail?: string }).detail ?? (err as Error).message ?? String(err));
+      const reason =
+        budget.stop?.message ??
+        (err instanceof TeamStop
+          ? err.message
+          : ((err as { detail?: string }).detail ?? (err as Error).message ?? String(err)));
       failTask(log, t, reason);
     } finally {
       running.delete(t.id);
@@ -67,7 +71,8 @@ export async function execute(env: SchedulerEnv, board: Map<string, TaskRecord>)
       if (t.status !== 'pending' || !t.depends_on.every((d) => board.get(d)?.status === 'done')) continue;
       const attempt = t.attempts + 1;
       t.status = 'in_progress'; // reserved before the await, so this loop cannot pick it twice
-      const won = env.preclaimed.delete(t.id) || (await env.store.claim(log.record.team_run_id, t.id, attempt, env.bootId));
+      const won =
+        env.preclaimed.delete(t.id) || (await env.store.claim(log.record.team_run_id, t.id, attempt, env.bootId));
       if (!won) {
         failTask(log, t, `attempt ${attempt} was claimed by another process`);
         continue;

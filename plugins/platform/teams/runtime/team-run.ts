@@ -25,11 +25,18 @@ export interface TeamRunEnv {
 
 export type RunMode = { kind: 'full' } | { kind: 'retry'; taskId: string; resume: string };
 
-export const expandNamespace = (team: TeamSpec) => team.shared_memory_namespace?.replaceAll('{team_name}', team.name) ?? null;
+export const expandNamespace = (team: TeamSpec) =>
+  team.shared_memory_namespace?.replaceAll('{team_name}', team.name) ?? null;
 
 const doneTasks = (tasks: TaskRecord[]) => tasks.filter((t) => t.status === 'done');
 
-export function runSummary(rec: { team_run_id: string; team_name: string; phase: string; response: string | null; tasks: TaskRecord[] }) {
+export function runSummary(rec: {
+  team_run_id: string;
+  team_name: string;
+  phase: string;
+  response: string | null;
+  tasks: TaskRecord[];
+}) {
   const done = doneTasks(rec.tasks);
   return {
     response: rec.response ?? '',
@@ -43,12 +50,20 @@ export function runSummary(rec: { team_run_id: string; team_name: string; phase:
 }
 
 /** Ask the planner for tasks: `create_task` calls, or else the JSON list in its answer. */
-async function plan(env: TeamRunEnv, specOf: SpecOf, budget: Budget, prompt: string, first: boolean): Promise<PlannedTask[]> {
+async function plan(
+  env: TeamRunEnv,
+  specOf: SpecOf,
+  budget: Budget,
+  prompt: string,
+  first: boolean,
+): Promise<PlannedTask[]> {
   const spec = await specOf(env.team.planner);
   if (!spec) throw new Error(`planner agent '${env.team.planner}' no longer exists`);
   const session = `${env.log.record.team_run_id}-planner`;
   // Replanning continues the planner's session, so it sees its first plan.
-  const prepared = first ? await prepareFresh(env.runtime, spec, env.caller, session) : await env.runtime.prepare(spec, env.caller, session);
+  const prepared = first
+    ? await prepareFresh(env.runtime, spec, env.caller, session)
+    : await env.runtime.prepare(spec, env.caller, session);
   const collected: PlannedTask[] = [];
   const r = await env.runtime.chat({ ...prepared, llm: budget.wrap(prepared.llm) }, prompt, {
     signal: budget.signal,
@@ -56,7 +71,10 @@ async function plan(env: TeamRunEnv, specOf: SpecOf, budget: Budget, prompt: str
   });
   if (collected.length) return collected;
   const listed = extractTaskList(r.response);
-  if (!listed) throw new Error(`the planner '${env.team.planner}' created no tasks and its answer holds no JSON task list: ${JSON.stringify(r.response.slice(0, 200))}`);
+  if (!listed)
+    throw new Error(
+      `the planner '${env.team.planner}' created no tasks and its answer holds no JSON task list: ${JSON.stringify(r.response.slice(0, 200))}`,
+    );
   return listed;
 }
 
@@ -88,7 +106,17 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
       rec.tasks.push(t);
     }
     const invalid = validateGraph(fresh, team.workers, board);
-    emit({ type: 'tasks_created', count: fresh.length, tasks: fresh.map(({ id, title, description, assigned_to, depends_on }) => ({ id, title, description, assigned_to, depends_on })) });
+    emit({
+      type: 'tasks_created',
+      count: fresh.length,
+      tasks: fresh.map(({ id, title, description, assigned_to, depends_on }) => ({
+        id,
+        title,
+        description,
+        assigned_to,
+        depends_on,
+      })),
+    });
     for (const t of invalid) emit({ type: 'task_failed', agent: t.assigned_to, task_id: t.id, error: t.error! });
     log.schedule();
   };
@@ -101,7 +129,20 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
     maxConcurrent: team.max_concurrent ?? team.workers.length,
     preclaimed: new Set(mode.kind === 'retry' ? [mode.taskId] : []),
     work: (t: TaskRecord) =>
-      runTask({ runtime: env.runtime, caller: env.caller, budget, log, namespace: expandNamespace(team), tokenMs: env.tokenMs, specOf }, t, board, resumes.get(t.id)),
+      runTask(
+        {
+          runtime: env.runtime,
+          caller: env.caller,
+          budget,
+          log,
+          namespace: expandNamespace(team),
+          tokenMs: env.tokenMs,
+          specOf,
+        },
+        t,
+        board,
+        resumes.get(t.id),
+      ),
   };
   let finalPhase: 'done' | 'failed' | 'cancelled' | 'timed_out' = 'done';
   let detail: string | undefined;
@@ -117,7 +158,9 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
         rec.replans++;
         phase('replanning');
         const before = rec.tasks.length;
-        addTasks(await plan(env, specOf, budget, replanPrompt(team.workers, rec.message, resultLines(rec.tasks)), false));
+        addTasks(
+          await plan(env, specOf, budget, replanPrompt(team.workers, rec.message, resultLines(rec.tasks)), false),
+        );
         if (rec.tasks.length === before) break;
         phase('execution');
         await execute(schedulerEnv, board);
@@ -138,13 +181,24 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
           }
         }
       }
-      for (const t of rec.tasks) if (again.has(t.id)) Object.assign(t, { status: 'pending', result: null, error: null });
+      for (const t of rec.tasks)
+        if (again.has(t.id)) Object.assign(t, { status: 'pending', result: null, error: null });
       phase('execution');
       await execute(schedulerEnv, board);
       budget.check();
     }
     phase('synthesis');
-    rec.response = await synthesize(env.runtime, specOf, env.caller, budget, rec.team_run_id, team.synthesizer, rec.message, rec.tasks, mode.kind === 'retry' ? rec.tasks.reduce((n, t) => n + t.attempts, 0) : 0);
+    rec.response = await synthesize(
+      env.runtime,
+      specOf,
+      env.caller,
+      budget,
+      rec.team_run_id,
+      team.synthesizer,
+      rec.message,
+      rec.tasks,
+      mode.kind === 'retry' ? rec.tasks.reduce((n, t) => n + t.attempts, 0) : 0,
+    );
     budget.check();
   } catch (err) {
     const stop = budget.stop ?? (err instanceof TeamStop ? err : undefined);

@@ -21,14 +21,21 @@ export interface WorkerEnv {
 
 /** The member's spec for a run: with the team's shared namespace first among its pools, so the shared tools default to it. */
 export function memberSpec(spec: AgentSpec, namespace: string | null): AgentSpec {
-  return namespace ? { ...spec, shared_namespaces: [namespace, ...spec.shared_namespaces.filter((n) => n !== namespace)] } : spec;
+  return namespace
+    ? { ...spec, shared_namespaces: [namespace, ...spec.shared_namespaces.filter((n) => n !== namespace)] }
+    : spec;
 }
 
 /**
  * Prepare a member's chat in a session this run names and that cannot exist
  * yet (its id holds the run's fresh UUID): nothing to look up, load or merge.
  */
-export async function prepareFresh(runtime: AgentRuntime, spec: AgentSpec, caller: Caller, sessionId: string): Promise<Prepared> {
+export async function prepareFresh(
+  runtime: AgentRuntime,
+  spec: AgentSpec,
+  caller: Caller,
+  sessionId: string,
+): Promise<Prepared> {
   const p = await runtime.prepare(spec, caller);
   return { ...p, session: { ...p.session, session_id: sessionId }, fresh: true };
 }
@@ -37,7 +44,8 @@ export async function prepareFresh(runtime: AgentRuntime, spec: AgentSpec, calle
 export type SpecOf = (name: string) => Promise<AgentSpec | undefined>;
 
 /** Per-task session: attempt 1 is `<run>-<task>` (as in the exported script), a retry gets a session of its own. */
-export const taskSession = (runId: string, task: TaskRecord) => (task.attempts > 1 ? `${runId}-${task.id}-${task.attempts}` : `${runId}-${task.id}`);
+export const taskSession = (runId: string, task: TaskRecord) =>
+  task.attempts > 1 ? `${runId}-${task.id}-${task.attempts}` : `${runId}-${task.id}`;
 
 async function sharedFindings(mem: MemoryProvider | undefined, namespace: string | null): Promise<string> {
   if (!mem || !namespace) return '';
@@ -56,7 +64,12 @@ async function sharedFindings(mem: MemoryProvider | undefined, namespace: string
  * text goes out as throttled `worker_token` events, and the result is shared
  * in the team namespace when there is one.
  */
-export async function runTask(env: WorkerEnv, task: TaskRecord, board: Map<string, TaskRecord>, resume?: string): Promise<string> {
+export async function runTask(
+  env: WorkerEnv,
+  task: TaskRecord,
+  board: Map<string, TaskRecord>,
+  resume?: string,
+): Promise<string> {
   const { runtime, caller, budget, log } = env;
   const runId = log.record.team_run_id;
   const agent = task.assigned_to!;
@@ -72,8 +85,13 @@ export async function runTask(env: WorkerEnv, task: TaskRecord, board: Map<strin
       mem = undefined;
     }
   }
-  const deps = task.depends_on.map((d) => board.get(d)!).map((d) => `\nResult of ${d.id} (${d.title}):\n${d.result}\n`).join('');
-  const resumeNote = resume ? `\nA previous attempt at this task stopped part way. Its output so far:\n${resume}\n` : '';
+  const deps = task.depends_on
+    .map((d) => board.get(d)!)
+    .map((d) => `\nResult of ${d.id} (${d.title}):\n${d.result}\n`)
+    .join('');
+  const resumeNote = resume
+    ? `\nA previous attempt at this task stopped part way. Its output so far:\n${resume}\n`
+    : '';
   const prompt = workerPrompt(task, deps + (await sharedFindings(mem, env.namespace)) + resumeNote);
 
   let buffered = '';
@@ -90,11 +108,19 @@ export async function runTask(env: WorkerEnv, task: TaskRecord, board: Map<strin
     if (Date.now() - last >= env.tokenMs) flushTokens();
   };
   try {
-    const r = await runtime.chat({ ...prepared, llm: budget.wrap(prepared.llm) }, prompt, { emit, signal: budget.signal, stream: true });
+    const r = await runtime.chat({ ...prepared, llm: budget.wrap(prepared.llm) }, prompt, {
+      emit,
+      signal: budget.signal,
+      stream: true,
+    });
     flushTokens();
     if (mem && env.namespace) {
       await mem
-        .store(env.namespace, { key: `${runId}:${task.id}`, content: r.response, metadata: { team_run_id: runId, task_id: task.id, agent } })
+        .store(env.namespace, {
+          key: `${runId}:${task.id}`,
+          content: r.response,
+          metadata: { team_run_id: runId, task_id: task.id, agent },
+        })
         .catch(() => undefined); // best effort, as in the script
     }
     return r.response;

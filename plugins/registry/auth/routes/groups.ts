@@ -67,14 +67,24 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const admin = requireBasicAdmin(request);
       const { group_name: name, description = '' } = request.body;
-      if ((await groups.get(name)) || scopes.has(name)) throw conflict('SB_ERR_GROUP_EXISTS', `Group '${name}' already exists`);
+      if ((await groups.get(name)) || scopes.has(name))
+        throw conflict('SB_ERR_GROUP_EXISTS', `Group '${name}' already exists`);
       const rec: GroupRecord = { name, description, created_at: new Date().toISOString(), created_by: admin.username };
       await groups.set(name, rec);
       await scopes.put({ _id: name, description, group_mappings: [name], server_access: [], ui_permissions: {} });
       request.log.info({ group: name, by: admin.username }, 'group created');
       return reply.status(201).send({
         message: `Group '${name}' created`,
-        group: { name, description, system: false, has_scope: true, mapped_scopes: [name], server_count: 0, created_at: rec.created_at, idp_synced: false },
+        group: {
+          name,
+          description,
+          system: false,
+          has_scope: true,
+          mapped_scopes: [name],
+          server_count: 0,
+          created_at: rec.created_at,
+          idp_synced: false,
+        },
       });
     },
   );
@@ -87,18 +97,32 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Delete a group and its scope document (system groups cannot be deleted)',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: DeleteBody,
-        response: { 200: Type.Object({ message: Type.String(), group_name: Type.String() }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+        response: {
+          200: Type.Object({ message: Type.String(), group_name: Type.String() }),
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+        },
       },
     },
     async (request) => {
       const admin = requireBasicAdmin(request);
       const { group_name: name, force = false } = request.body;
-      if (scopes.isSystemGroup(name)) throw forbidden('SB_ERR_GROUP_SYSTEM', `'${name}' is a system group (defined in scopes/) and cannot be deleted`);
+      if (scopes.isSystemGroup(name))
+        throw forbidden(
+          'SB_ERR_GROUP_SYSTEM',
+          `'${name}' is a system group (defined in scopes/) and cannot be deleted`,
+        );
       const rec = await groups.get(name);
       const doc = scopes.get(name);
       if (!rec && !doc) throw notFound('SB_ERR_GROUP_NOT_FOUND', `Group '${name}' does not exist`);
       const servers = doc?.server_access.filter((r) => 'server' in r).length ?? 0;
-      if (servers > 0 && !force) throw conflict('SB_ERR_GROUP_IN_USE', `Group '${name}' still grants access to ${servers} server rule(s); pass force=true to delete it anyway`);
+      if (servers > 0 && !force)
+        throw conflict(
+          'SB_ERR_GROUP_IN_USE',
+          `Group '${name}' still grants access to ${servers} server rule(s); pass force=true to delete it anyway`,
+        );
       await groups.delete(name);
       if (doc) await scopes.remove(name);
       request.log.info({ group: name, by: admin.username, force }, 'group deleted');
@@ -112,8 +136,14 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['internal'],
         summary: 'Groups known to the registry: created groups and groups named in scope mappings',
-        querystring: Type.Object({ include_keycloak: Type.Boolean({ default: true }), include_scopes: Type.Boolean({ default: true }) }),
-        response: { 200: Type.Object({ groups: Type.Array(GroupInfo), total: Type.Integer(), idp_sync: Type.String() }), 401: ErrorBody },
+        querystring: Type.Object({
+          include_keycloak: Type.Boolean({ default: true }),
+          include_scopes: Type.Boolean({ default: true }),
+        }),
+        response: {
+          200: Type.Object({ groups: Type.Array(GroupInfo), total: Type.Integer(), idp_sync: Type.String() }),
+          401: ErrorBody,
+        },
       },
     },
     async (request) => {
@@ -131,12 +161,17 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
           idp_synced: false,
         };
       };
-      for await (const [name, rec] of groups.entries()) byName.set(name, { ...info(name), description: rec.description, created_at: rec.created_at });
+      for await (const [name, rec] of groups.entries())
+        byName.set(name, { ...info(name), description: rec.description, created_at: rec.created_at });
       if (request.query.include_scopes) {
         for (const doc of scopes.list()) for (const g of doc.group_mappings) if (!byName.has(g)) byName.set(g, info(g));
       }
       const list = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
-      return { groups: list, total: list.length, idp_sync: 'not implemented: groups are not read from or written to the identity provider' };
+      return {
+        groups: list,
+        total: list.length,
+        idp_sync: 'not implemented: groups are not read from or written to the identity provider',
+      };
     },
   );
 }

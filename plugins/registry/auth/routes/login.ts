@@ -17,7 +17,9 @@ function escapeHtml(s: string): string {
 
 function loginPage(error?: string, provider?: { kind: string; displayName: string }): string {
   const err = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
-  const sso = provider ? `<a href="/api/auth/auth/${encodeURIComponent(provider.kind)}">Sign in with ${escapeHtml(provider.displayName)}</a>` : '';
+  const sso = provider
+    ? `<a href="/api/auth/auth/${encodeURIComponent(provider.kind)}">Sign in with ${escapeHtml(provider.displayName)}</a>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in - MCP Registry</title></head>
 <body>${navHtml()}<main><h1>Sign in</h1>${err}
@@ -39,12 +41,24 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
   // Secure when configured, or when the request itself came over TLS (or through a TLS proxy Fastify trusts).
   const secure = (request: FastifyRequest) => settings.secure_cookies || request.protocol === 'https';
 
-  function setSession(request: FastifyRequest, reply: FastifyReply, p: { username: string; groups: string[]; provider: string }): void {
-    const { value, payload } = signSession(key, { ...p, scopes: scopes.scopesForGroups(p.groups) }, settings.session_hours);
+  function setSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    p: { username: string; groups: string[]; provider: string },
+  ): void {
+    const { value, payload } = signSession(
+      key,
+      { ...p, scopes: scopes.scopesForGroups(p.groups) },
+      settings.session_hours,
+    );
     reply.header('set-cookie', [
       cookieHeader(SESSION_COOKIE, value, { maxAgeSeconds: sessionSeconds, httpOnly: true, secure: secure(request) }),
       // Readable by the page's scripts: they echo it in X-CSRF-Token.
-      cookieHeader(CSRF_COOKIE, csrfTokenFor(key, payload.sid), { maxAgeSeconds: sessionSeconds, httpOnly: false, secure: secure(request) }),
+      cookieHeader(CSRF_COOKIE, csrfTokenFor(key, payload.sid), {
+        maxAgeSeconds: sessionSeconds,
+        httpOnly: false,
+        secure: secure(request),
+      }),
     ]);
   }
 
@@ -68,7 +82,10 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
         tags: ['auth'],
         summary: 'Log in as the local admin; sets the mcp_gateway_session cookie and redirects home',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
-        body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 256 }), password: Type.String({ minLength: 1, maxLength: 1024 }) }),
+        body: Type.Object({
+          username: Type.String({ minLength: 1, maxLength: 256 }),
+          password: Type.String({ minLength: 1, maxLength: 1024 }),
+        }),
         response: { 302: Redirect, 401: Type.Union([ErrorBody, Html]) },
       },
     },
@@ -78,7 +95,10 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
         request.log.info({ username }, 'registry login failed');
         // A browser that posted the form gets the form back; API clients get the JSON error.
         if ((request.headers.accept ?? '').includes('text/html')) {
-          return reply.status(401).type('text/html; charset=utf-8').send(loginPage('Invalid username or password', idp));
+          return reply
+            .status(401)
+            .type('text/html; charset=utf-8')
+            .send(loginPage('Invalid username or password', idp));
         }
         throw unauthorized('SB_ERR_AUTH_LOGIN_FAILED', 'Invalid username or password');
       }
@@ -96,7 +116,13 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     ]);
     return reply.redirect(to, 302);
   };
-  const logoutSchema = { schema: { tags: ['auth'], summary: 'Log out: clears the session cookie and redirects to the login page', response: { 302: Redirect } } };
+  const logoutSchema = {
+    schema: {
+      tags: ['auth'],
+      summary: 'Log out: clears the session cookie and redirects to the login page',
+      response: { 302: Redirect },
+    },
+  };
   app.get('/api/auth/logout', logoutSchema, clearAndRedirect('/api/auth/login'));
   app.post('/api/auth/logout', logoutSchema, clearAndRedirect('/api/auth/login'));
   app.post('/logout', logoutSchema, clearAndRedirect('/login'));
@@ -107,7 +133,13 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Identity providers offered on the login page',
-        response: { 200: Type.Object({ providers: Type.Array(Type.Object({ name: Type.String(), display_name: Type.String(), icon: Type.String() })) }) },
+        response: {
+          200: Type.Object({
+            providers: Type.Array(
+              Type.Object({ name: Type.String(), display_name: Type.String(), icon: Type.String() }),
+            ),
+          }),
+        },
       },
     },
     async () => ({ providers: idp ? [{ name: idp.kind, display_name: idp.displayName, icon: idp.kind }] : [] }),
@@ -119,7 +151,10 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'The CSRF token of the current session (send it as X-CSRF-Token on unsafe requests)',
-        response: { 200: Type.Object({ csrf_token: Type.String(), header: Type.String(), form_field: Type.String() }), 401: ErrorBody },
+        response: {
+          200: Type.Object({ csrf_token: Type.String(), header: Type.String(), form_field: Type.String() }),
+          401: ErrorBody,
+        },
       },
     },
     async (request) => {
@@ -128,14 +163,27 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  const redirectUri = (request: FastifyRequest) => idp?.redirectUri ?? `${request.protocol}://${request.host}/api/auth/auth/callback`;
+  const redirectUri = (request: FastifyRequest) =>
+    idp?.redirectUri ?? `${request.protocol}://${request.host}/api/auth/auth/callback`;
 
   const toProvider = async (request: FastifyRequest<{ Params: { provider: string } }>, reply: FastifyReply) => {
     const name = request.params.provider;
-    if (!idp || idp.kind !== name) throw notFound('SB_ERR_AUTH_PROVIDER_UNKNOWN', `No identity provider '${name}' is configured${idp ? ` (available: ${idp.kind})` : ''}`);
-    if (!idp.clientId) throw badRequest('SB_ERR_AUTH_PROVIDER_INCOMPLETE', `Identity provider '${name}' has no client_id configured (registry.idp.client_id)`);
+    if (!idp || idp.kind !== name)
+      throw notFound(
+        'SB_ERR_AUTH_PROVIDER_UNKNOWN',
+        `No identity provider '${name}' is configured${idp ? ` (available: ${idp.kind})` : ''}`,
+      );
+    if (!idp.clientId)
+      throw badRequest(
+        'SB_ERR_AUTH_PROVIDER_INCOMPLETE',
+        `Identity provider '${name}' has no client_id configured (registry.idp.client_id)`,
+      );
     const { authorization_endpoint } = await idp.endpoints();
-    if (!authorization_endpoint) throw badRequest('SB_ERR_AUTH_PROVIDER_INCOMPLETE', `Identity provider '${name}' has no authorization endpoint configured`);
+    if (!authorization_endpoint)
+      throw badRequest(
+        'SB_ERR_AUTH_PROVIDER_INCOMPLETE',
+        `Identity provider '${name}' has no authorization endpoint configured`,
+      );
     const state = randomBytes(16).toString('base64url');
     // PKCE (S256) on top of the client secret: a stolen code is useless without this browser's verifier.
     const verifier = randomBytes(32).toString('base64url');
@@ -150,11 +198,23 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     }).toString();
-    reply.header('set-cookie', cookieHeader(STATE_COOKIE, `${state}.${verifier}`, { maxAgeSeconds: 600, httpOnly: true, secure: secure(request) }));
+    reply.header(
+      'set-cookie',
+      cookieHeader(STATE_COOKIE, `${state}.${verifier}`, {
+        maxAgeSeconds: 600,
+        httpOnly: true,
+        secure: secure(request),
+      }),
+    );
     return reply.redirect(url.toString(), 302);
   };
   const providerSchema = (summary: string) => ({
-    schema: { tags: ['auth'], summary, params: Type.Object({ provider: Type.String() }), response: { 302: Redirect, 400: ErrorBody, 404: ErrorBody } },
+    schema: {
+      tags: ['auth'],
+      summary,
+      params: Type.Object({ provider: Type.String() }),
+      response: { 302: Redirect, 400: ErrorBody, 404: ErrorBody },
+    },
   });
   app.get('/api/auth/auth/:provider', providerSchema('Redirect to the identity provider'), toProvider);
   app.get('/auth/:provider', providerSchema('Redirect to the identity provider (older path)'), toProvider);
@@ -165,7 +225,12 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Return from the identity provider: 302 home with a session, or to the login page with an error',
-        querystring: Type.Object({ code: Type.Optional(Type.String()), state: Type.Optional(Type.String()), error: Type.Optional(Type.String()), details: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          code: Type.Optional(Type.String()),
+          state: Type.Optional(Type.String()),
+          error: Type.Optional(Type.String()),
+          details: Type.Optional(Type.String()),
+        }),
         response: { 302: Redirect },
       },
     },
@@ -175,7 +240,8 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
       if (error) return back(details ? `${error}: ${details}` : error);
       if (!idp) return back('No identity provider is configured');
       const [expected, verifier] = (readCookie(request.headers.cookie, STATE_COOKIE) ?? '').split('.');
-      if (!code || !state || !expected || !verifier || state !== expected) return back('Login state mismatch; start again');
+      if (!code || !state || !expected || !verifier || state !== expected)
+        return back('Login state mismatch; start again');
       try {
         const { token, audience } = await idp.exchangeCode(code, redirectUri(request), verifier);
         const who = await idp.verify(token, audience);

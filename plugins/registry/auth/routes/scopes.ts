@@ -33,7 +33,13 @@ const UserContextSchema = Type.Object({
   provider: Type.String(),
   is_admin: Type.Boolean(),
   ui_permissions: StringLists,
-  server_access: Type.Array(Type.Object({ server: Type.String(), methods: Type.Array(Type.String()), tools: Type.Optional(Type.Array(Type.String())) })),
+  server_access: Type.Array(
+    Type.Object({
+      server: Type.String(),
+      methods: Type.Array(Type.String()),
+      tools: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
   agent_actions: StringLists,
   token_kind: Type.Optional(Type.String()),
   resource: Type.Optional(Resource),
@@ -48,7 +54,14 @@ function bound(user: UserContext, list: string[]): string[] {
 /** The answer of /api/auth/me: who the caller is and what the UI should offer them. */
 export function describeUser(user: UserContext) {
   const perms = user.ui_permissions;
-  const agents = [...new Set([...(perms.list_agents ?? []), ...(perms.get_agent ?? []), ...(user.agent_actions.list_agents ?? []), ...(user.agent_actions.get_agent ?? [])])];
+  const agents = [
+    ...new Set([
+      ...(perms.list_agents ?? []),
+      ...(perms.get_agent ?? []),
+      ...(user.agent_actions.list_agents ?? []),
+      ...(user.agent_actions.get_agent ?? []),
+    ]),
+  ];
   return {
     username: user.username,
     auth_method: user.auth_method,
@@ -72,13 +85,25 @@ export default async function scopeRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/api/auth/me',
-    { schema: { tags: ['auth'], summary: 'Who am I: identity, scopes and what they allow', response: { 200: Me, 401: ErrorBody } } },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Who am I: identity, scopes and what they allow',
+        response: { 200: Me, 401: ErrorBody },
+      },
+    },
     async (request) => describeUser(requireUser(request)),
   );
 
   app.get(
     '/api/debug/user-context',
-    { schema: { tags: ['auth'], summary: "The caller's full user context, as the registry sees it", response: { 200: UserContextSchema, 401: ErrorBody } } },
+    {
+      schema: {
+        tags: ['auth'],
+        summary: "The caller's full user context, as the registry sees it",
+        response: { 200: UserContextSchema, 401: ErrorBody },
+      },
+    },
     async (request) => requireUser(request) as never,
   );
 

@@ -40,7 +40,12 @@ const TokenResponse = Type.Object({
 const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.String() });
 
 /** Rule 7: the caller must be able to reach what the token is bound to (the catalog's answer first, for what it holds). */
-function canReach(user: UserContext, type: ResourceType, id: string, visible?: RegistryAuth['resourceVisible']): boolean {
+function canReach(
+  user: UserContext,
+  type: ResourceType,
+  id: string,
+  visible?: RegistryAuth['resourceVisible'],
+): boolean {
   if (user.is_admin) return true;
   const known = visible?.(user, type, id);
   if (known !== undefined) return known;
@@ -51,7 +56,10 @@ function canReach(user: UserContext, type: ResourceType, id: string, visible?: R
     case 'agent':
       return hasPermission(user, 'get_agent', `/${id}`) || hasPermission(user, 'list_agents', `/${id}`);
     case 'skill':
-      return hasPermission(user, 'list_service', `/${id}`) || hasPermission(user, 'list_service', `/skills/${id.replace(/^skills\//, '')}`);
+      return (
+        hasPermission(user, 'list_service', `/${id}`) ||
+        hasPermission(user, 'list_service', `/skills/${id.replace(/^skills\//, '')}`)
+      );
   }
 }
 
@@ -90,20 +98,33 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
         tags: ['tokens'],
         summary: 'Mint a self-signed access token (a subset of your scopes, 1-24 h, optionally bound to one resource)',
         body: GenerateBody,
-        response: { 200: TokenResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+        response: {
+          200: TokenResponse,
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          422: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request) => {
       const user = requireUser(request);
       const body = request.body;
       const hours = body.expires_in_hours ?? 8;
-      if (hours < 1 || hours > 24) throw badRequest('SB_ERR_TOKEN_EXPIRY', `expires_in_hours must be between 1 and 24 (got ${hours})`);
+      if (hours < 1 || hours > 24)
+        throw badRequest('SB_ERR_TOKEN_EXPIRY', `expires_in_hours must be between 1 and 24 (got ${hours})`);
 
       let scopes = user.scopes;
       if (body.requested_scopes !== undefined) {
-        if (body.requested_scopes.length === 0) throw badRequest('SB_ERR_TOKEN_SCOPES', 'requested_scopes is empty: omit it to get all of your scopes');
+        if (body.requested_scopes.length === 0)
+          throw badRequest('SB_ERR_TOKEN_SCOPES', 'requested_scopes is empty: omit it to get all of your scopes');
         const extra = body.requested_scopes.filter((s) => !user.scopes.includes(s));
-        if (extra.length) throw forbidden('SB_ERR_TOKEN_SCOPES_EXCEED', `Requested scopes exceed yours: ${extra.join(', ')} (you hold: ${user.scopes.join(', ') || 'none'})`);
+        if (extra.length)
+          throw forbidden(
+            'SB_ERR_TOKEN_SCOPES_EXCEED',
+            `Requested scopes exceed yours: ${extra.join(', ')} (you hold: ${user.scopes.join(', ') || 'none'})`,
+          );
         scopes = [...new Set(body.requested_scopes)];
       }
 
@@ -111,21 +132,42 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       if (body.resource) {
         const rawId = body.resource.id;
         if (typeof rawId !== 'string') {
-          throw unprocessable('SB_ERR_VALIDATION', [{ loc: ['body', 'resource', 'id'], msg: 'must be a string', type: 'type' }]);
+          throw unprocessable('SB_ERR_VALIDATION', [
+            { loc: ['body', 'resource', 'id'], msg: 'must be a string', type: 'type' },
+          ]);
         }
         resource = { type: body.resource.type, id: normalizeResourceId(rawId) };
         const narrowed = authenticator.build({ ...user, scopes, expiresAt: undefined });
         const visible = app.registryAuth.resourceVisible;
-        if (!canReach(user, resource.type, resource.id, visible) || !canReach(narrowed, resource.type, resource.id, visible)) {
-          throw forbidden('SB_ERR_TOKEN_RESOURCE_FORBIDDEN', `You cannot access ${resource.type} '${resource.id}', so you cannot mint a token bound to it`);
+        if (
+          !canReach(user, resource.type, resource.id, visible) ||
+          !canReach(narrowed, resource.type, resource.id, visible)
+        ) {
+          throw forbidden(
+            'SB_ERR_TOKEN_RESOURCE_FORBIDDEN',
+            `You cannot access ${resource.type} '${resource.id}', so you cannot mint a token bound to it`,
+          );
         }
       }
 
       await limiter.take(user.username);
       const expiresIn = hours * 3600;
-      const token = await mintSelfToken(authenticator.secretKey, { username: user.username, groups: user.groups, scopes, expiresInSeconds: expiresIn, resource });
+      const token = await mintSelfToken(authenticator.secretKey, {
+        username: user.username,
+        groups: user.groups,
+        scopes,
+        expiresInSeconds: expiresIn,
+        resource,
+      });
       request.log.info(
-        { username: user.username, description: body.description ?? null, token_kind: resource ? 'resource' : 'user', resource, scopes, expires_in_hours: hours },
+        {
+          username: user.username,
+          description: body.description ?? null,
+          token_kind: resource ? 'resource' : 'user',
+          resource,
+          scopes,
+          expires_in_hours: hours,
+        },
         'self-signed token minted',
       );
       return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scope: scopes.join(' ') };
@@ -134,7 +176,13 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/api/tokens',
-    { schema: { tags: ['tokens'], summary: 'Token form (HTML)', response: { 200: Type.String({ description: 'text/html' }), 302: Type.Null() } } },
+    {
+      schema: {
+        tags: ['tokens'],
+        summary: 'Token form (HTML)',
+        response: { 200: Type.String({ description: 'text/html' }), 302: Type.Null() },
+      },
+    },
     async (request, reply) => {
       if (!request.user) return reply.redirect('/api/auth/login', 302);
       return reply.type('text/html; charset=utf-8').send(TOKEN_PAGE);
@@ -146,9 +194,15 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['tokens'],
-        summary: "An M2M access token from the identity provider (client credentials); admins only",
+        summary: 'An M2M access token from the identity provider (client credentials); admins only',
         response: {
-          200: Type.Object({ access_token: Type.String(), token_type: Type.String(), expires_in: Type.Optional(Type.Integer()), scope: Type.Optional(Type.String()), provider: Type.String() }),
+          200: Type.Object({
+            access_token: Type.String(),
+            token_type: Type.String(),
+            expires_in: Type.Optional(Type.Integer()),
+            scope: Type.Optional(Type.String()),
+            provider: Type.String(),
+          }),
           401: ErrorBody,
           403: ErrorBody,
           502: ErrorBody,
@@ -158,7 +212,11 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const user = requireAdmin(request);
-      if (!idp) throw unavailable('SB_ERR_IDP_NOT_CONFIGURED', 'No identity provider is configured (AUTH_PROVIDER / registry.idp), so there is no M2M token to give');
+      if (!idp)
+        throw unavailable(
+          'SB_ERR_IDP_NOT_CONFIGURED',
+          'No identity provider is configured (AUTH_PROVIDER / registry.idp), so there is no M2M token to give',
+        );
       const t = await idp.clientCredentials();
       request.log.info({ username: user.username, provider: idp.kind }, 'M2M token issued to admin');
       return { ...t, provider: idp.kind };

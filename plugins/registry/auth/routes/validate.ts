@@ -162,7 +162,12 @@ const answers = new WeakMap<object, { n: number; byMethod: Map<string | null, By
  * can share a key. The access decision is not cached here: it runs on every
  * request before the body is looked up.
  */
-function answerOf(user: NonNullable<FastifyRequest['user']>, method: string | null, server: string | null, tool: string | null): ValidateBody {
+function answerOf(
+  user: NonNullable<FastifyRequest['user']>,
+  method: string | null,
+  server: string | null,
+  tool: string | null,
+): ValidateBody {
   let a = answers.get(user);
   if (!a) answers.set(user, (a = { n: 0, byMethod: new Map() }));
   if (a.n >= MAX_ANSWERS) {
@@ -202,13 +207,21 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
   const handler = (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.user;
     if (!user) {
-      throw new SwitchboardError(401, 'SB_ERR_AUTH_UNAUTHENTICATED', request.authFailure ?? 'Missing or invalid credentials: send Authorization: Bearer <token>', {
-        headers: { 'www-authenticate': 'Bearer' },
-      });
+      throw new SwitchboardError(
+        401,
+        'SB_ERR_AUTH_UNAUTHENTICATED',
+        request.authFailure ?? 'Missing or invalid credentials: send Authorization: Bearer <token>',
+        {
+          headers: { 'www-authenticate': 'Bearer' },
+        },
+      );
     }
     const target = targetOf(request);
     if (target?.refused) {
-      throw forbidden('SB_ERR_VALIDATE_PATH', 'Access denied: the original URL has an encoded slash or backslash (%2F, %5C) next to a dot segment, which could reach another server than the one it names; send the path with plain slashes and without dot segments');
+      throw forbidden(
+        'SB_ERR_VALIDATE_PATH',
+        'Access denied: the original URL has an encoded slash or backslash (%2F, %5C) next to a dot segment, which could reach another server than the one it names; send the path with plain slashes and without dot segments',
+      );
     }
     const path = target?.path;
     const server = target?.server;
@@ -217,7 +230,10 @@ export default async function validateRoutes(app: FastifyInstance): Promise<void
     const first = calls[0];
 
     if (user.resource && path !== undefined && !boundPathAllowed(user.resource, path)) {
-      throw forbidden('SB_ERR_VALIDATE_RESOURCE_BOUND', `Access denied: this token is bound to ${user.resource.type} '${user.resource.id}' and cannot be used on ${path}`);
+      throw forbidden(
+        'SB_ERR_VALIDATE_RESOURCE_BOUND',
+        `Access denied: this token is bound to ${user.resource.type} '${user.resource.id}' and cannot be used on ${path}`,
+      );
     }
     if (server !== undefined) {
       if (calls.length === 0) {

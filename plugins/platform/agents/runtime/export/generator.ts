@@ -8,8 +8,32 @@ import { PYTHON_TOOLS } from './python-tools.ts';
 
 /** The spec fields the script needs; ownership and timestamps stay on the server. */
 function portable(spec: AgentSpec): Record<string, unknown> {
-  const { name, model, description, system_prompt, primitives, hooks, max_turns, temperature, max_tokens, provider_overrides, shared_namespaces } = spec;
-  return { name, model, description, system_prompt, primitives, hooks, max_turns, temperature, ...(max_tokens ? { max_tokens } : {}), provider_overrides, shared_namespaces };
+  const {
+    name,
+    model,
+    description,
+    system_prompt,
+    primitives,
+    hooks,
+    max_turns,
+    temperature,
+    max_tokens,
+    provider_overrides,
+    shared_namespaces,
+  } = spec;
+  return {
+    name,
+    model,
+    description,
+    system_prompt,
+    primitives,
+    hooks,
+    max_turns,
+    temperature,
+    ...(max_tokens ? { max_tokens } : {}),
+    provider_overrides,
+    shared_namespaces,
+  };
 }
 
 /** JSON is a Python expression once true/false/null are defined, which the script does. */
@@ -27,7 +51,8 @@ export interface ExportInput {
 export function toolsForExport(spec: AgentSpec, serverTools: ToolSpec[]): ToolSpec[] {
   const out = serverTools.map(({ name, description, input_schema }) => ({ name, description, input_schema }));
   for (const key of ['code_interpreter', 'browser'] as const) {
-    if (spec.primitives[key]?.enabled) for (const t of EXPORT_ONLY_TOOLS[key]) if (!out.some((o) => o.name === t.name)) out.push(t);
+    if (spec.primitives[key]?.enabled)
+      for (const t of EXPORT_ONLY_TOOLS[key]) if (!out.some((o) => o.name === t.name)) out.push(t);
   }
   return out;
 }

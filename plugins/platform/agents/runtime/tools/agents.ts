@@ -4,10 +4,18 @@ import { str } from './memory-namespaces.ts';
 
 export const MAX_DELEGATION_DEPTH = 3;
 
-const input_schema = { type: 'object', properties: { message: { type: 'string', description: 'The task or question for the agent' } }, required: ['message'] };
+const input_schema = {
+  type: 'object',
+  properties: { message: { type: 'string', description: 'The task or question for the agent' } },
+  required: ['message'],
+};
 
 function callTool(name: string, description: string): ToolSpec {
-  return { name: `call_${name}`, description: `Delegate to agent '${name}'${description ? `: ${description}` : ''}. Returns its answer.`, input_schema };
+  return {
+    name: `call_${name}`,
+    description: `Delegate to agent '${name}'${description ? `: ${description}` : ''}. Returns its answer.`,
+    input_schema,
+  };
 }
 
 /**
@@ -32,8 +40,10 @@ const agentsGroup: ToolGroup = {
       provider: 'switchboard',
       run: async (input, call) => {
         const sub = await env.specs.raw(name);
-        if (!sub || !canUse(sub, env.principal)) throw new Error(`agent '${name}' does not exist or is not shared with you`);
-        if (env.depth + 1 > MAX_DELEGATION_DEPTH) throw new Error(`delegation depth limit (${MAX_DELEGATION_DEPTH}) reached; answer without calling '${name}'`);
+        if (!sub || !canUse(sub, env.principal))
+          throw new Error(`agent '${name}' does not exist or is not shared with you`);
+        if (env.depth + 1 > MAX_DELEGATION_DEPTH)
+          throw new Error(`delegation depth limit (${MAX_DELEGATION_DEPTH}) reached; answer without calling '${name}'`);
         return env.runSubAgent(name, str(input, 'message')!, call);
       },
     }));

@@ -7,27 +7,48 @@ import { str } from './memory-namespaces.ts';
 export const BROWSER_TOOLS = EXPORT_ONLY_TOOLS.browser;
 
 /** Which capability each tool needs; a provider without it does not get the tool offered. */
-const NEEDS: Record<string, string> = { navigate: 'navigation', read_page: 'navigation', click: 'navigation', type_text: 'navigation', screenshot: 'screenshots', evaluate_js: 'evaluate' };
+const NEEDS: Record<string, string> = {
+  navigate: 'navigation',
+  read_page: 'navigation',
+  click: 'navigation',
+  type_text: 'navigation',
+  screenshot: 'screenshots',
+  evaluate_js: 'evaluate',
+};
 
 /** A model reads text, not markup: the page's rendered text where the provider can evaluate, else the HTML without tags. */
 const PAGE_TEXT_LIMIT = 20_000;
 async function readableText(b: BrowserProvider, id: string): Promise<string> {
   let text: string;
   if (b.capabilities.evaluate === true) {
-    const { result } = await b.evaluate(id, "document.title + '\\n\\n' + (document.body ? document.body.innerText : '')");
+    const { result } = await b.evaluate(
+      id,
+      "document.title + '\\n\\n' + (document.body ? document.body.innerText : '')",
+    );
     text = String(result ?? '');
   } else {
     const { content } = await b.content(id);
-    text = content.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+    text = content
+      .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   }
-  return text.length > PAGE_TEXT_LIMIT ? `${text.slice(0, PAGE_TEXT_LIMIT)}\n[truncated: ${text.length - PAGE_TEXT_LIMIT} more characters]` : text;
+  return text.length > PAGE_TEXT_LIMIT
+    ? `${text.slice(0, PAGE_TEXT_LIMIT)}\n[truncated: ${text.length - PAGE_TEXT_LIMIT} more characters]`
+    : text;
 }
 
 /** Base64 pixels would flood the model's context; it gets what was taken instead. */
 function describeScreenshot(base64: string): string {
   const png = Buffer.from(base64, 'base64');
   const size = png.length >= 24 ? { width: png.readUInt32BE(16), height: png.readUInt32BE(20) } : {};
-  return JSON.stringify({ screenshot: 'png', ...size, bytes: png.length, note: 'The image was taken; its pixels are not part of this text.' });
+  return JSON.stringify({
+    screenshot: 'png',
+    ...size,
+    bytes: png.length,
+    note: 'The image was taken; its pixels are not part of this text.',
+  });
 }
 
 /** Browser tools on one session per run, started on first use and stopped when the run ends (unless keep_session). */

@@ -8,4 +8,5 @@ import sharedMemory from './shared-memory.ts';
 import tools from './tools.ts';
 
 /** Each primitive with agent tools registers its group here, once per process. */
-for (const group of [memory, sharedMemory, codeInterpreter, browser, tools, agentManagement, agents]) registerToolGroup(group);
+for (const group of [memory, sharedMemory, codeInterpreter, browser, tools, agentManagement, agents])
+  registerToolGroup(group);

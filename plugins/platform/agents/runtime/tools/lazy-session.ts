@@ -2,7 +2,11 @@
  * A provider session opened on a tool's first use and closed when the run
  * ends, so an agent that never browses never starts a browser.
  */
-export function lazySession(open: () => Promise<string>, close: (id: string) => Promise<unknown>, defer: (fn: () => Promise<unknown>) => void): () => Promise<string> {
+export function lazySession(
+  open: () => Promise<string>,
+  close: (id: string) => Promise<unknown>,
+  defer: (fn: () => Promise<unknown>) => void,
+): () => Promise<string> {
   let pending: Promise<string> | undefined;
   return () => {
     if (!pending) {

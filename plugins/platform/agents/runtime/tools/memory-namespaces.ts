@@ -23,7 +23,8 @@ export function sharedNamespaces(spec: AgentSpec): string[] {
  */
 export function assertNamespaceAccess(ns: string, who: Principal): void {
   const owner = /^user:([^:]+)(?::|$)/.exec(ns)?.[1];
-  if (owner !== undefined && owner !== who.id && !who.is_admin) throw new Error(`namespace '${ns}' belongs to user '${owner}'`);
+  if (owner !== undefined && owner !== who.id && !who.is_admin)
+    throw new Error(`namespace '${ns}' belongs to user '${owner}'`);
 }
 
 export function memoryEnabled(spec: AgentSpec): boolean {

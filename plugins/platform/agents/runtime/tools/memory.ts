@@ -8,21 +8,46 @@ export const MEMORY_TOOLS: ToolSpec[] = [
   {
     name: 'remember',
     description: 'Store a fact in long-term memory under a key (overwrites the key).',
-    input_schema: obj({ key: { type: 'string', description: 'Short identifier' }, content: { type: 'string', description: 'What to remember' } }, ['key', 'content']),
+    input_schema: obj(
+      {
+        key: { type: 'string', description: 'Short identifier' },
+        content: { type: 'string', description: 'What to remember' },
+      },
+      ['key', 'content'],
+    ),
   },
-  { name: 'recall', description: 'Read the memory stored under a key.', input_schema: obj({ key: { type: 'string' } }, ['key']) },
+  {
+    name: 'recall',
+    description: 'Read the memory stored under a key.',
+    input_schema: obj({ key: { type: 'string' } }, ['key']),
+  },
   {
     name: 'search_memory',
     description: 'Search long-term memory by meaning or words; returns the best matches.',
-    input_schema: obj({ query: { type: 'string' }, top_k: { type: 'integer', minimum: 1, maximum: 50, default: 5 } }, ['query']),
+    input_schema: obj({ query: { type: 'string' }, top_k: { type: 'integer', minimum: 1, maximum: 50, default: 5 } }, [
+      'query',
+    ]),
   },
-  { name: 'forget', description: 'Delete the memory stored under a key.', input_schema: obj({ key: { type: 'string' } }, ['key']) },
-  { name: 'list_memories', description: 'List stored memories, newest first.', input_schema: obj({ limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }, []) },
+  {
+    name: 'forget',
+    description: 'Delete the memory stored under a key.',
+    input_schema: obj({ key: { type: 'string' } }, ['key']),
+  },
+  {
+    name: 'list_memories',
+    description: 'List stored memories, newest first.',
+    input_schema: obj({ limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }, []),
+  },
 ];
 
 /** A record as tools return it: the operator's metadata denylist applied. */
 export function recordView(env: BindEnv, r: MemoryRecord): Record<string, unknown> {
-  return { key: r.key, content: r.content, metadata: env.stripMetadata('memory', r.metadata ?? {}), updated_at: r.updated_at };
+  return {
+    key: r.key,
+    content: r.content,
+    metadata: env.stripMetadata('memory', r.metadata ?? {}),
+    updated_at: r.updated_at,
+  };
 }
 
 export function requireSearch(mem: MemoryProvider): void {
@@ -40,7 +65,11 @@ const memoryGroup: ToolGroup = {
     const run: Record<string, BoundTool['run']> = {
       remember: async (input) => {
         const key = str(input, 'key')!;
-        await mem.store(ns, { key, content: str(input, 'content')!, metadata: { source: 'agent', agent: env.agent.name } });
+        await mem.store(ns, {
+          key,
+          content: str(input, 'content')!,
+          metadata: { source: 'agent', agent: env.agent.name },
+        });
         return `Remembered '${key}'.`;
       },
       recall: async (input) => {
@@ -68,7 +97,12 @@ const memoryGroup: ToolGroup = {
         assertNamespaceAccess(ns, env.principal);
         return fn(input, call);
       };
-    return pickTools(MEMORY_TOOLS, env.agent.primitives.memory?.tools).map((t) => ({ ...t, primitive: 'memory', provider: mem.name, run: guarded(run[t.name]!) }));
+    return pickTools(MEMORY_TOOLS, env.agent.primitives.memory?.tools).map((t) => ({
+      ...t,
+      primitive: 'memory',
+      provider: mem.name,
+      run: guarded(run[t.name]!),
+    }));
   },
 };
 

@@ -6,12 +6,23 @@ export const TOOLS_TOOLS: ToolSpec[] = [
   {
     name: 'search_tools',
     description: 'Search the tool registry for tools that can help; returns names, descriptions and input schemas.',
-    input_schema: { type: 'object', properties: { query: { type: 'string' }, max_results: { type: 'integer', minimum: 1, maximum: 100, default: 10 } }, required: ['query'] },
+    input_schema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string' },
+        max_results: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+      },
+      required: ['query'],
+    },
   },
   {
     name: 'invoke_tool',
     description: 'Invoke a registered tool by name with parameters matching its input schema.',
-    input_schema: { type: 'object', properties: { name: { type: 'string' }, params: { type: 'object' } }, required: ['name'] },
+    input_schema: {
+      type: 'object',
+      properties: { name: { type: 'string' }, params: { type: 'object' } },
+      required: ['name'],
+    },
   },
 ];
 
@@ -22,7 +33,9 @@ const SEPARATOR = '__';
 function asText(result: unknown): string {
   const content = (result as { content?: unknown })?.content;
   if (Array.isArray(content)) {
-    const text = content.map((p: { type?: string; text?: string }) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : '')).filter(Boolean);
+    const text = content
+      .map((p: { type?: string; text?: string }) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+      .filter(Boolean);
     if (text.length) return text.join('\n');
   }
   return JSON.stringify(result);
@@ -59,20 +72,35 @@ const toolsGroup: ToolGroup = {
     const run: Record<string, BoundTool['run']> = {
       search_tools: async (i) => {
         const matches = await reg.search(str(i, 'query')!, int(i, 'max_results', 10, 100), caller);
-        return JSON.stringify(matches.map((m) => ({ name: m.tool.name, description: m.tool.description, input_schema: m.tool.input_schema, score: m.score })));
+        return JSON.stringify(
+          matches.map((m) => ({
+            name: m.tool.name,
+            description: m.tool.description,
+            input_schema: m.tool.input_schema,
+            score: m.score,
+          })),
+        );
       },
       invoke_tool: async (i) => {
         const params = i.params && typeof i.params === 'object' ? (i.params as Record<string, unknown>) : {};
         return JSON.stringify(await invoke(str(i, 'name')!, params));
       },
     };
-    const has = { search_tools: reg.capabilities.search === true, invoke_tool: reg.capabilities.invoke === true } as Record<string, boolean>;
+    const has = {
+      search_tools: reg.capabilities.search === true,
+      invoke_tool: reg.capabilities.invoke === true,
+    } as Record<string, boolean>;
     const generic = pickTools(TOOLS_TOOLS, cfg.tools)
       .filter((t) => has[t.name])
       .map((t) => ({ ...t, primitive: 'tools', provider: reg.name, run: run[t.name]! }));
-    const servers = Array.isArray(cfg.servers) ? (cfg.servers as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+    const servers = Array.isArray(cfg.servers)
+      ? (cfg.servers as unknown[]).filter((s): s is string => typeof s === 'string')
+      : [];
     const named = (cfg.tools ?? []).filter((n) => n.includes(SEPARATOR));
-    const direct = reg.capabilities.invoke === true && reg.capabilities.search === true ? await mcpTools(reg, servers, named, caller) : [];
+    const direct =
+      reg.capabilities.invoke === true && reg.capabilities.search === true
+        ? await mcpTools(reg, servers, named, caller)
+        : [];
     return [
       ...generic,
       ...direct.map((t) => ({
