@@ -110,12 +110,13 @@ function mergeIntoResults(file: string): void {
   if (!existsSync(file)) return;
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n');
-  const first = lines.findIndex((l) => l.startsWith('| group |'));
+  const first = lines.findIndex((l) => /^\|\s*group\s*\|/.test(l));
   if (first < 0) return;
   let end = first + 2;
   while (end < lines.length && lines[end]!.startsWith('|')) end++;
   const groups = new Set(rows.map((r) => r.group));
-  const cell = (line: string) => line.split(' | ')[0]!.replace(/^\| /, '').replace(/\\\|/g, '|');
+  // The group cell, with any padding a Markdown formatter added.
+  const cell = (line: string) => line.split(' | ')[0]!.replace(/^\|\s*/, '').trim().replace(/\\\|/g, '|');
   const kept = lines.slice(first + 2, end).filter((l) => !groups.has(cell(l)));
   const fresh = markdown().split('\n').slice(2);
   const body = [...kept, ...fresh].sort((a, b) => cell(a).localeCompare(cell(b)));
