@@ -116,7 +116,12 @@ function mergeIntoResults(file: string): void {
   while (end < lines.length && lines[end]!.startsWith('|')) end++;
   const groups = new Set(rows.map((r) => r.group));
   // The group cell, with any padding a Markdown formatter added.
-  const cell = (line: string) => line.split(' | ')[0]!.replace(/^\|\s*/, '').trim().replace(/\\\|/g, '|');
+  const cell = (line: string) =>
+    line
+      .split(' | ')[0]!
+      .replace(/^\|\s*/, '')
+      .trim()
+      .replace(/\\\|/g, '|');
   const kept = lines.slice(first + 2, end).filter((l) => !groups.has(cell(l)));
   const fresh = markdown().split('\n').slice(2);
   const body = [...kept, ...fresh].sort((a, b) => cell(a).localeCompare(cell(b)));
