@@ -398,7 +398,11 @@ t.test(
     const app = await agentApp(t, {
       config: {
         provider_packages: [echoCi],
-        providers: { code_interpreter: { default: 'echo', instances: { echo: { type: 'test_echo' } } } },
+        providers: {
+          code_interpreter: { default: 'echo', instances: { echo: { type: 'test_echo' } } },
+          // The noop tool registry (with the registry surface running, 'registry' would be the default).
+          tools: { default: 'noop' },
+        },
       },
       steps: [
         {
