@@ -5,6 +5,7 @@ import { unauthorized } from '../../core/errors.ts';
 import type { AuthBackend } from '../../core/primitives/auth.ts';
 import { Principal } from '../../core/primitives/auth.ts';
 import { checkScopes } from './scopes.ts';
+import { sessionPrincipal } from './session-principal.ts';
 
 /**
  * Authenticates every /api/v1 request with the configured auth backend (kind
@@ -36,9 +37,14 @@ export default fp(
       } catch (err) {
         return done(err as Error);
       }
+      // No credential the backend knows: the console's registry session cookie may stand in (session-principal.ts).
+      const orSession = (p: Principal | undefined) =>
+        p || !request.headers.cookie
+          ? admit(request, p, done)
+          : sessionPrincipal(app, request).then((s) => admit(request, s, done), done);
       if (out && typeof (out as Promise<unknown>).then === 'function')
-        (out as Promise<Principal | undefined>).then((p) => admit(request, p, done), done);
-      else admit(request, out as Principal | undefined, done);
+        (out as Promise<Principal | undefined>).then(orSession, done);
+      else orSession(out as Principal | undefined);
     });
     app.get(
       '/auth/whoami',
