@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
@@ -25,15 +26,16 @@ const EventParams = Type.Object({
 const Actor = Type.Object({ actor_id: Type.String({ minLength: 1 }) });
 
 /** Conversation memory: events, last-K turns, actors and sessions, branches (spec 4.8). */
-export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter): void {
+export function conversationRoutes(fastify: FastifyInstance, strip: MetadataFilter): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const mem = (request: { headers: Record<string, string | string[] | undefined> }) => {
     const p = app.sb.providers.resolve<MemoryProvider>('memory', request.headers);
     requireCapability(p, 'events', 'conversation events');
     return p;
   };
   const view = strip.view<MemoryEvent>('memory');
-  const guard = (request: Parameters<typeof checkActor>[0]) =>
-    checkActor(request, (request.params as { actor_id: string }).actor_id);
+  const guard = (request: Parameters<typeof checkActor>[0] & { params: { actor_id: string } }) =>
+    checkActor(request, request.params.actor_id);
 
   app.post(
     '/sessions/:actor_id/:session_id/events',
@@ -48,10 +50,8 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     },
     async (request, reply) => {
       guard(request);
-      const { actor_id, session_id } = request.params as { actor_id: string; session_id: string };
-      return reply
-        .status(201)
-        .send(view(await mem(request).createEvent(actor_id, session_id, request.body as CreateEventRequest)));
+      const { actor_id, session_id } = request.params;
+      return reply.status(201).send(view(await mem(request).createEvent(actor_id, session_id, request.body)));
     },
   );
 
@@ -71,8 +71,8 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     },
     async (request) => {
       guard(request);
-      const { actor_id, session_id } = request.params as { actor_id: string; session_id: string };
-      const q = request.query as { branch?: string; limit?: number };
+      const { actor_id, session_id } = request.params;
+      const q = request.query;
       if (q.branch !== undefined) requireCapability(mem(request), 'branches', 'branches');
       return { events: (await mem(request).listEvents(actor_id, session_id, q)).map(view) };
     },
@@ -83,11 +83,7 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     { schema: { tags, summary: 'Get an event', params: EventParams, response: { 200: MemoryEvent } } },
     async (request) => {
       guard(request);
-      const { actor_id, session_id, event_id } = request.params as {
-        actor_id: string;
-        session_id: string;
-        event_id: string;
-      };
+      const { actor_id, session_id, event_id } = request.params;
       const e = await mem(request).getEvent(actor_id, session_id, event_id);
       if (!e)
         throw notFound(
@@ -103,17 +99,13 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     { schema: { tags, summary: 'Delete an event', params: EventParams, response: { 204: Type.Null() } } },
     async (request, reply) => {
       guard(request);
-      const { actor_id, session_id, event_id } = request.params as {
-        actor_id: string;
-        session_id: string;
-        event_id: string;
-      };
+      const { actor_id, session_id, event_id } = request.params;
       if (!(await mem(request).deleteEvent(actor_id, session_id, event_id)))
         throw notFound(
           'SB_ERR_MEMORY_EVENT_NOT_FOUND',
           `No event ${event_id} in session ${session_id} of actor ${actor_id}`,
         );
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
@@ -133,8 +125,8 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     },
     async (request) => {
       guard(request);
-      const { actor_id, session_id } = request.params as { actor_id: string; session_id: string };
-      const { k, branch } = request.query as { k: number; branch?: string };
+      const { actor_id, session_id } = request.params;
+      const { k, branch } = request.query;
       return { turns: await mem(request).turns(actor_id, session_id, k, { branch }) };
     },
   );
@@ -167,7 +159,7 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
     },
     async (request) => {
       guard(request);
-      return { sessions: await mem(request).sessions((request.params as { actor_id: string }).actor_id) };
+      return { sessions: await mem(request).sessions(request.params.actor_id) };
     },
   );
 
@@ -187,12 +179,10 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
       guard(request);
       const p = mem(request);
       requireCapability(p, 'branches', 'branches');
-      const { actor_id, session_id } = request.params as { actor_id: string; session_id: string };
+      const { actor_id, session_id } = request.params;
       return reply
         .status(201)
-        .send(
-          await requireMethod(p, 'createBranch', 'branches')(actor_id, session_id, request.body as CreateBranchRequest),
-        );
+        .send(await requireMethod(p, 'createBranch', 'branches')(actor_id, session_id, request.body));
     },
   );
 
@@ -210,7 +200,7 @@ export function conversationRoutes(app: FastifyInstance, strip: MetadataFilter):
       guard(request);
       const p = mem(request);
       requireCapability(p, 'branches', 'branches');
-      const { actor_id, session_id } = request.params as { actor_id: string; session_id: string };
+      const { actor_id, session_id } = request.params;
       return { branches: await requireMethod(p, 'listBranches', 'branches')(actor_id, session_id) };
     },
   );

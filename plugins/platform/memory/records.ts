@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
@@ -20,7 +21,8 @@ const NsKey = Type.Object({
 const tags = ['memory'];
 
 /** Key-value records: store, retrieve, list, search, delete, namespaces (spec 4.8). */
-export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void {
+export function recordRoutes(fastify: FastifyInstance, strip: MetadataFilter): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const mem = (headers: Record<string, string | string[] | undefined>) =>
     app.sb.providers.resolve<MemoryProvider>('memory', headers);
   const view = strip.view<MemoryRecord>('memory');
@@ -54,9 +56,9 @@ export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void 
       },
     },
     async (request, reply) => {
-      const { namespace } = request.params as { namespace: string };
+      const { namespace } = request.params;
       checkNamespace(request, namespace);
-      const r = await mem(request.headers).store(namespace, request.body as StoreRequest);
+      const r = await mem(request.headers).store(namespace, request.body);
       return reply.status(201).send(view(r));
     },
   );
@@ -65,7 +67,7 @@ export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void 
     '/:namespace/:key',
     { schema: { tags, summary: 'Retrieve a record by key', params: NsKey, response: { 200: MemoryRecord } } },
     async (request) => {
-      const { namespace, key } = request.params as { namespace: string; key: string };
+      const { namespace, key } = request.params;
       checkNamespace(request, namespace);
       const r = await mem(request.headers).retrieve(namespace, key);
       if (!r) throw notFound('SB_ERR_MEMORY_NOT_FOUND', `No record '${key}' in namespace '${namespace}'`);
@@ -88,9 +90,9 @@ export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void 
       },
     },
     async (request) => {
-      const { namespace } = request.params as { namespace: string };
+      const { namespace } = request.params;
       checkNamespace(request, namespace);
-      const { limit, offset } = request.query as { limit: number; offset: number };
+      const { limit, offset } = request.query;
       const page = await mem(request.headers).list(namespace, { limit, offset });
       return { records: page.records.map(view), total: page.total };
     },
@@ -108,11 +110,11 @@ export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void 
       },
     },
     async (request) => {
-      const { namespace } = request.params as { namespace: string };
+      const { namespace } = request.params;
       checkNamespace(request, namespace);
       const provider = mem(request.headers);
       requireCapability(provider, 'search', 'search', (v) => v !== 'none' && v !== undefined && v !== false);
-      const hits = await provider.search(namespace, request.body as SearchRequest);
+      const hits = await provider.search(namespace, request.body);
       return { results: hits.map((h) => ({ record: view(h.record), score: h.score })) };
     },
   );
@@ -121,11 +123,11 @@ export function recordRoutes(app: FastifyInstance, strip: MetadataFilter): void 
     '/:namespace/:key',
     { schema: { tags, summary: 'Delete a record', params: NsKey, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const { namespace, key } = request.params as { namespace: string; key: string };
+      const { namespace, key } = request.params;
       checkNamespace(request, namespace);
       if (!(await mem(request.headers).delete(namespace, key)))
         throw notFound('SB_ERR_MEMORY_NOT_FOUND', `No record '${key}' in namespace '${namespace}'`);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 }

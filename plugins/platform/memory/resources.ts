@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
@@ -20,7 +21,8 @@ const IdStrategy = Type.Object({
 });
 
 /** Memory resources and their strategies (spec 4.8); 501 from providers without them. */
-export function resourceRoutes(app: FastifyInstance): void {
+export function resourceRoutes(fastify: FastifyInstance): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const mem = (request: { headers: Record<string, string | string[] | undefined> }) => {
     const p = app.sb.providers.resolve<MemoryProvider>('memory', request.headers);
     requireCapability(p, 'resources', 'memory resources');
@@ -48,11 +50,7 @@ export function resourceRoutes(app: FastifyInstance): void {
     },
     async (request, reply) => {
       const p = mem(request);
-      const created = await requireMethod(
-        p,
-        'createResource',
-        'memory resources',
-      )(request.body as CreateResourceRequest);
+      const created = await requireMethod(p, 'createResource', 'memory resources')(request.body);
       const { ledger, who } = ownership(request);
       await ledger.record('memory_resource', p.name, created.memory_id, who, () =>
         requireMethod(p, 'deleteResource', 'memory resources')(created.memory_id),
@@ -78,7 +76,7 @@ export function resourceRoutes(app: FastifyInstance): void {
     '/resources/:memory_id',
     { schema: { tags, summary: 'Get a memory resource', params: Id, response: { 200: MemoryResource } } },
     async (request) => {
-      const { memory_id } = request.params as { memory_id: string };
+      const { memory_id } = request.params;
       const r = await requireMethod(mem(request), 'getResource', 'memory resources')(memory_id);
       if (!r) throw missing(memory_id);
       return r;
@@ -88,12 +86,12 @@ export function resourceRoutes(app: FastifyInstance): void {
     '/resources/:memory_id',
     { schema: { tags, summary: 'Delete a memory resource', params: Id, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const { memory_id } = request.params as { memory_id: string };
+      const { memory_id } = request.params;
       const p = mem(request);
       await changeable(request, p, memory_id);
       if (!(await requireMethod(p, 'deleteResource', 'memory resources')(memory_id))) throw missing(memory_id);
       await ownership(request).ledger.forget('memory_resource', p.name, memory_id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
   app.get(
@@ -107,7 +105,7 @@ export function resourceRoutes(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const { memory_id } = request.params as { memory_id: string };
+      const { memory_id } = request.params;
       return { strategies: await requireMethod(mem(request), 'listStrategies', 'memory strategies')(memory_id) };
     },
   );
@@ -124,21 +122,19 @@ export function resourceRoutes(app: FastifyInstance): void {
       preValidation: addStrategyBody,
     },
     async (request, reply) => {
-      const { memory_id } = request.params as { memory_id: string };
+      const { memory_id } = request.params;
       const p = mem(request);
       await changeable(request, p, memory_id);
       return reply
         .status(201)
-        .send(
-          await requireMethod(p, 'addStrategy', 'memory strategies')(memory_id, request.body as CreateStrategyRequest),
-        );
+        .send(await requireMethod(p, 'addStrategy', 'memory strategies')(memory_id, request.body));
     },
   );
   app.delete(
     '/resources/:memory_id/strategies/:strategy_id',
     { schema: { tags, summary: 'Delete a strategy', params: IdStrategy, response: { 204: Type.Null() } } },
     async (request, reply) => {
-      const { memory_id, strategy_id } = request.params as { memory_id: string; strategy_id: string };
+      const { memory_id, strategy_id } = request.params;
       const p = mem(request);
       await changeable(request, p, memory_id);
       if (!(await requireMethod(p, 'deleteStrategy', 'memory strategies')(memory_id, strategy_id))) {
@@ -147,7 +143,7 @@ export function resourceRoutes(app: FastifyInstance): void {
           `No strategy ${strategy_id} in memory resource ${memory_id}`,
         );
       }
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 }
