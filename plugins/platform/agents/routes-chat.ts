@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { conflict } from '../../../core/errors.ts';
 import { callerOf, type AgentDeps } from './deps.ts';
@@ -8,7 +9,8 @@ import { ChatRequest, ChatResponse, EventStream, NameParams } from './schemas.ts
 const tags = ['agents'];
 
 /** POST /{name}/chat and /{name}/chat/stream. */
-export function chatRoutes(app: FastifyInstance, { runtime, runs, sse: streams }: AgentDeps): void {
+export function chatRoutes(fastify: FastifyInstance, { runtime, runs, sse: streams }: AgentDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     '/:name/chat',
     {
@@ -21,8 +23,8 @@ export function chatRoutes(app: FastifyInstance, { runtime, runs, sse: streams }
       },
     },
     async (request) => {
-      const body = request.body as ChatRequest;
-      const spec = await runtime.specs.get((request.params as { name: string }).name, request.principal!);
+      const body = request.body;
+      const spec = await runtime.specs.get(request.params.name, request.principal!);
       const prepared = await runtime.prepare(spec, callerOf(request), body.session_id);
       if (body.session_id && (await runs.status(spec.name, body.session_id)).status === 'running') {
         throw conflict(
@@ -47,8 +49,8 @@ export function chatRoutes(app: FastifyInstance, { runtime, runs, sse: streams }
       },
     },
     async (request, reply) => {
-      const body = request.body as ChatRequest;
-      const spec = await runtime.specs.get((request.params as { name: string }).name, request.principal!);
+      const body = request.body;
+      const spec = await runtime.specs.get(request.params.name, request.principal!);
       // Everything that can be refused (routing, access, a run already active) is refused before the stream opens.
       const prepared = await runtime.prepare(spec, callerOf(request), body.session_id);
       const buffered: ChatEvent[] = [];

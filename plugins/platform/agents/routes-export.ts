@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { callerOf, type AgentDeps } from './deps.ts';
 import { canUse } from './runtime/access.ts';
@@ -8,7 +9,8 @@ import { NameParams, type AgentSpec } from './schemas.ts';
 import { Type } from '@sinclair/typebox';
 
 /** GET /{name}/export: the agent as a standalone Python script. */
-export function exportRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
+export function exportRoutes(fastify: FastifyInstance, { runtime }: AgentDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/:name/export',
     {
@@ -22,7 +24,7 @@ export function exportRoutes(app: FastifyInstance, { runtime }: AgentDeps): void
     async (request, reply) => {
       const who = request.principal!;
       const caller = callerOf(request);
-      const root = await runtime.specs.get((request.params as { name: string }).name, who);
+      const root = await runtime.specs.get(request.params.name, who);
       const agents = new Map<string, AgentSpec>();
       const tools = new Map<string, ToolSpec[]>();
       // Breadth-first over call_<name> tools, as deep as delegation may go.

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { forbidden, notFound } from '../../../core/errors.ts';
 import type { Principal } from '../../../core/primitives/auth.ts';
@@ -19,7 +20,8 @@ import {
 const tags = ['agents'];
 
 /** Sessions of an agent: list, history, status, reconnect, cancel, delete, cleanup. */
-export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: streams }: AgentDeps): void {
+export function sessionRoutes(fastify: FastifyInstance, { runtime, runs, sse: streams }: AgentDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const mine = (s: SessionEntry, who: Principal) => who.is_admin || s.actor_id === who.id;
 
   /** The session, checked against the caller; 404 when neither history nor a run exists. */
@@ -56,7 +58,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
     },
     async (request) => {
       const who = request.principal!;
-      const spec = await runtime.specs.get((request.params as { name: string }).name, who);
+      const spec = await runtime.specs.get(request.params.name, who);
       const entries = (await runtime.sessions.list(spec.name)).filter((s) => mine(s, who));
       const sessions = await Promise.all(
         entries.map(async ({ history: _h, ...s }) => ({
@@ -81,8 +83,8 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
     },
     async (request) => {
       const who = request.principal!;
-      const { keep } = request.query as { keep: number };
-      const spec = await runtime.specs.get((request.params as { name: string }).name, who);
+      const { keep } = request.query;
+      const spec = await runtime.specs.get(request.params.name, who);
       const entries = (await runtime.sessions.list(spec.name)).filter((s) => mine(s, who));
       const deleted: string[] = [];
       for (const entry of entries.slice(keep)) {
@@ -109,7 +111,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
       },
     },
     async (request) => {
-      const { name, session_id } = request.params as { name: string; session_id: string };
+      const { name, session_id } = request.params;
       const { spec, entry } = await session(name, session_id, request.principal!);
       const messages = entry ? await runtime.history.load(entry, runtime.historyMemory(entry)) : [];
       return { agent_name: spec.name, session_id, messages };
@@ -120,7 +122,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
     '/:name/sessions/:session_id/status',
     { schema: { tags, summary: 'running or idle', params: SessionParams, response: { 200: StatusResponse } } },
     async (request) => {
-      const { name, session_id } = request.params as { name: string; session_id: string };
+      const { name, session_id } = request.params;
       const { spec } = await session(name, session_id, request.principal!);
       return { agent_name: spec.name, session_id, ...(await runs.status(spec.name, session_id)) };
     },
@@ -138,7 +140,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
       },
     },
     async (request, reply) => {
-      const { name, session_id } = request.params as { name: string; session_id: string };
+      const { name, session_id } = request.params;
       const { spec, run } = await session(name, session_id, request.principal!);
       if (!run)
         throw notFound(
@@ -162,7 +164,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
       },
     },
     async (request) => {
-      const { name, session_id } = request.params as { name: string; session_id: string };
+      const { name, session_id } = request.params;
       const spec = await runtime.specs.get(name, request.principal!);
       const run = await runs.events.getRun(spec.name, session_id);
       if (run && !request.principal!.is_admin && run.actor_id !== request.principal!.id) {
@@ -182,7 +184,7 @@ export function sessionRoutes(app: FastifyInstance, { runtime, runs, sse: stream
       schema: { tags, summary: 'Delete a session and its history', params: SessionParams, response: { 200: Deleted } },
     },
     async (request) => {
-      const { name, session_id } = request.params as { name: string; session_id: string };
+      const { name, session_id } = request.params;
       const { spec, entry } = await session(name, session_id, request.principal!);
       if ((await runs.status(spec.name, session_id)).status === 'running') await runs.cancel(spec.name, session_id);
       if (entry) await remove(entry);

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { isPrimitive } from '../../../core/primitives.ts';
 import type { MemoryProvider } from '../../../core/primitives/memory.ts';
@@ -24,7 +25,8 @@ import {
 const tags = ['agents'];
 
 /** Agent spec CRUD and introspection: tool catalog, an agent's tools and its memory. */
-export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
+export function specRoutes(fastify: FastifyInstance, { runtime }: AgentDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // An override must name a provider the caller could pick by header: unknown -> 400, locked -> 403.
   const checkOverrides = (overrides: Record<string, string> | undefined) => {
     for (const [primitive, name] of Object.entries(overrides ?? {}))
@@ -35,7 +37,7 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
     '/',
     { schema: { tags, summary: 'Create an agent', body: CreateAgentRequest, response: { 201: AgentSpec } } },
     async (request, reply) => {
-      const body = request.body as CreateAgentRequest;
+      const body = request.body;
       checkOverrides(body.provider_overrides);
       const spec = await runtime.specs.create(body, request.principal!);
       return reply.status(201).send(spec);
@@ -62,7 +64,7 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
   app.get(
     '/:name',
     { schema: { tags, summary: 'One agent spec', params: NameParams, response: { 200: AgentSpec } } },
-    async (request) => runtime.specs.get((request.params as { name: string }).name, request.principal!),
+    async (request) => runtime.specs.get(request.params.name, request.principal!),
   );
 
   app.put(
@@ -77,9 +79,9 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
       },
     },
     async (request) => {
-      const patch = request.body as UpdateAgentRequest;
+      const patch = request.body;
       checkOverrides(patch.provider_overrides);
-      return runtime.specs.update((request.params as { name: string }).name, patch, request.principal!);
+      return runtime.specs.update(request.params.name, patch, request.principal!);
     },
   );
 
@@ -87,7 +89,7 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
     '/:name',
     { schema: { tags, summary: 'Delete an agent', params: NameParams, response: { 200: Deleted } } },
     async (request) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       await runtime.specs.delete(name, request.principal!);
       // `status` is the reference's answer field (its client reads it); `deleted` is ours.
       return { status: 'deleted' as const, deleted: true, name };
@@ -105,7 +107,7 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
       },
     },
     async (request) => {
-      const spec = await runtime.specs.get((request.params as { name: string }).name, request.principal!);
+      const spec = await runtime.specs.get(request.params.name, request.principal!);
       const tools = await runtime.tools(spec, callerOf(request));
       return {
         agent_name: spec.name,
@@ -125,7 +127,7 @@ export function specRoutes(app: FastifyInstance, { runtime }: AgentDeps): void {
       },
     },
     async (request) => {
-      const spec = await runtime.specs.get((request.params as { name: string }).name, request.principal!);
+      const spec = await runtime.specs.get(request.params.name, request.principal!);
       const shared = sharedNamespaces(spec);
       if (!memoryEnabled(spec) && shared.length === 0)
         return { agent_name: spec.name, memory_enabled: false, provider: null, stores: [] };
