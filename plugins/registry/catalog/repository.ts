@@ -52,6 +52,13 @@ export class IndexedCollection<T> {
     for await (const [k, v] of this.col.entries()) this.map.set(k, v);
     this.sorted = undefined;
     if (this.shared) this.generation = (await this.gens.get(this.name)) ?? '';
+    // Derived indexes (discovery) cannot tell a whole reload from change events: they rebuild on this one.
+    this.events.emit('reload');
+  }
+
+  onReload(fn: () => void): () => void {
+    this.events.on('reload', fn);
+    return () => this.events.off('reload', fn);
   }
 
   async sync(): Promise<void> {
