@@ -28,6 +28,8 @@ export const TokenResult = Type.Object({
   token_type: Type.String(),
   expires_in: Type.Union([Type.Integer(), Type.Null()]),
   authorization_url: Type.Union([Type.String(), Type.Null()]),
+  /** USER_FEDERATION: names the pending authorization; POST /auth/complete takes it back (the reference's field). */
+  session_uri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type TokenResult = Static<typeof TokenResult>;
 
@@ -52,7 +54,10 @@ export type WorkloadTokenResult = Static<typeof WorkloadTokenResult>;
  * session gets the token. `session_uri` names the pending authorization.
  */
 export const CompleteAuthRequest = Type.Object({
-  session_uri: Type.String({ minLength: 1 }),
+  /** The session_uri of the token answer, its state, or the whole callback URL the issuer redirected to (code and state in its query). */
+  session_uri: Type.String({ minLength: 1, maxLength: 8192 }),
+  /** The authorization code from the callback, when session_uri does not carry it. */
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   user_token: Type.Optional(Type.String({ minLength: 1 })),
   user_id: Type.Optional(Type.String({ minLength: 1 })),
 });

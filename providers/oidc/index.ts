@@ -1,10 +1,11 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { badRequest, forbidden, notFound, notImplemented } from '../../core/errors.ts';
+import { badRequest, forbidden, notFound } from '../../core/errors.ts';
 import { createFernet } from '../../core/crypto/fernet.ts';
 import { loadSecrets } from '../../core/secrets.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import type {
   CredentialProvider,
+  IdentityCaller,
   IdentityCapabilities,
   IdentityProvider,
   TokenRequest,
@@ -12,6 +13,7 @@ import type {
 } from '../../core/primitives/identity.ts';
 import { Issuer } from './issuer.ts';
 import { IdentityRecords } from './records.ts';
+import { UserFederation } from './user-federation.ts';
 import { WorkloadKeys } from './workload-keys.ts';
 
 const CAPABILITIES: IdentityCapabilities = {
@@ -64,7 +66,7 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
   type: 'oidc',
   kind: 'identity',
   description:
-    'OIDC/OAuth2 issuer: client_credentials, RFC 8693 token exchange, stored API keys, signed workload tokens',
+    'OIDC/OAuth2 issuer: client_credentials, RFC 8693 token exchange, 3-legged user federation (authorization code + PKCE), stored API keys, signed workload tokens',
   // Configured with an issuer, it is the real engine: the default over noop.
   preferred: (options) => typeof options.issuer === 'string' && options.issuer.length > 0,
   create(name, options, ctx) {
@@ -76,6 +78,12 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
       createFernet(loadSecrets(ctx.dataDir, process.env).encryptionKey),
     );
     const keys = new WorkloadKeys(ctx.dataDir);
+    const federation = new UserFederation(
+      ctx.store,
+      name,
+      createFernet(loadSecrets(ctx.dataDir, process.env).encryptionKey),
+      issuer,
+    );
     let issuerKeys: ReturnType<typeof createRemoteJWKSet> | undefined;
 
     const credentialProvider = async (n: string, type: CredentialProvider['provider_type']) => {
@@ -90,13 +98,13 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
     };
 
     /** The workload a token was issued to; 403 for a forged, expired or foreign token, or a workload since deleted. */
-    const workloadOf = async (token: string | undefined) => {
+    const workloadOf = async (token: string | undefined): Promise<{ sub: string; user_id?: string }> => {
       if (!token)
         throw badRequest(
           'SB_ERR_IDENTITY_WORKLOAD_TOKEN_MISSING',
           'workload_token is required: get one from POST /api/v1/identity/workload-token',
         );
-      let claims: { sub: string };
+      let claims: { sub: string; user_id?: unknown };
       try {
         claims = await keys.verify(token, opts.workload_issuer, opts.workload_audience);
       } catch (err) {
@@ -110,7 +118,7 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
           'SB_ERR_IDENTITY_WORKLOAD_TOKEN_INVALID',
           `The workload '${claims.sub}' of this token no longer exists`,
         );
-      return claims.sub;
+      return { sub: claims.sub, ...(typeof claims.user_id === 'string' ? { user_id: claims.user_id } : {}) };
     };
 
     const client = (cp: CredentialProvider) => {
@@ -138,6 +146,61 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
       return (req.scopes.length ? req.scopes : fromConfig).join(' ');
     };
 
+    /** A token the user delegated earlier, or the authorization URL they must visit first (3-legged OAuth). */
+    const userFederation = async (
+      req: TokenRequest,
+      cp: CredentialProvider,
+      scope: string,
+      caller: IdentityCaller | undefined,
+    ): Promise<TokenResult> => {
+      const w = await workloadOf(req.workload_token);
+      const user = w.user_id ?? caller?.principal?.id;
+      if (!user)
+        throw badRequest(
+          'SB_ERR_IDENTITY_USER_MISSING',
+          'USER_FEDERATION needs a user: a workload token bound to one (user_id or user_token at POST /workload-token), or an authenticated caller',
+        );
+      const c = client(cp);
+      if (!req.force_authentication) {
+        const held = await federation.stored(cp, user, c);
+        if (held) return held;
+      }
+      const redirect = req.callback_url ?? str(cp.config, 'redirect_uri');
+      if (!redirect)
+        throw badRequest(
+          'SB_ERR_IDENTITY_CALLBACK_MISSING',
+          `USER_FEDERATION needs callback_url (where the issuer sends the user back), or config.redirect_uri on credential provider '${cp.name}'`,
+        );
+      const allowed = (await records.getWorkload(w.sub))?.allowed_return_urls ?? [];
+      if (allowed.length > 0 && !allowed.includes(redirect))
+        throw badRequest(
+          'SB_ERR_IDENTITY_CALLBACK_NOT_ALLOWED',
+          `callback_url is not among the allowed_return_urls of workload identity '${w.sub}'`,
+        );
+      return federation.begin(cp, c, { principal_id: caller?.principal?.id ?? '', user_id: user }, redirect, scope);
+    };
+
+    /** The user a user_token stands for, verified on the issuer's JWKS (400 when it does not verify). */
+    const verifiedUser = async (token: string): Promise<string> => {
+      const meta = await issuer.metadata();
+      if (!meta.jwks_uri)
+        throw badRequest(
+          'SB_ERR_IDENTITY_USER_TOKEN_UNVERIFIABLE',
+          `The issuer ${opts.issuer} publishes no jwks_uri, so user_token cannot be verified; pass user_id instead`,
+        );
+      issuerKeys ??= createRemoteJWKSet(new URL(meta.jwks_uri));
+      try {
+        const { payload } = await jwtVerify(token, issuerKeys, { issuer: meta.issuer });
+        if (typeof payload.sub !== 'string') throw new Error('the token names no sub');
+        return payload.sub;
+      } catch (err) {
+        throw badRequest(
+          'SB_ERR_IDENTITY_USER_TOKEN_INVALID',
+          `user_token does not verify on the issuer ${opts.issuer}: ${(err as Error).message}`,
+        );
+      }
+    };
+
     const provider: IdentityProvider = {
       name,
       type: 'oidc',
@@ -146,14 +209,9 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
 
       async getToken(req, caller) {
         const cp = await credentialProvider(req.credential_provider, 'oauth2');
-        if (req.auth_flow === 'USER_FEDERATION') {
-          throw notImplemented(
-            'SB_ERR_IDENTITY_FLOW_UNSUPPORTED',
-            `The oidc identity provider '${name}' issues tokens by M2M (client_credentials) and TOKEN_EXCHANGE; USER_FEDERATION (a browser consent flow) is not supported`,
-          );
-        }
-        const form: Record<string, string> = {};
         const scope = scopesOf(req, cp);
+        if (req.auth_flow === 'USER_FEDERATION') return userFederation(req, cp, scope, caller);
+        const form: Record<string, string> = {};
         if (scope) form.scope = scope;
         if (req.auth_flow === 'TOKEN_EXCHANGE') {
           const subject = req.subject_token ?? caller?.bearer;
@@ -206,22 +264,7 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
         const extra: Record<string, unknown> = {};
         if (req.user_token) {
           // A user token binds the workload token to that user only once the issuer's signature checks out.
-          const meta = await issuer.metadata();
-          if (!meta.jwks_uri)
-            throw badRequest(
-              'SB_ERR_IDENTITY_USER_TOKEN_UNVERIFIABLE',
-              `The issuer ${opts.issuer} publishes no jwks_uri, so user_token cannot be verified; pass user_id instead`,
-            );
-          issuerKeys ??= createRemoteJWKSet(new URL(meta.jwks_uri));
-          try {
-            const { payload } = await jwtVerify(req.user_token, issuerKeys, { issuer: meta.issuer });
-            extra.user_id = payload.sub;
-          } catch (err) {
-            throw badRequest(
-              'SB_ERR_IDENTITY_USER_TOKEN_INVALID',
-              `user_token does not verify on the issuer ${opts.issuer}: ${(err as Error).message}`,
-            );
-          }
+          extra.user_id = await verifiedUser(req.user_token);
         } else if (req.user_id) {
           extra.user_id = req.user_id;
         }
@@ -233,6 +276,14 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
           extra,
         });
         return { workload_name: w.name, workload_token: token };
+      },
+
+      async completeAuth(req, caller) {
+        const user = req.user_token ? await verifiedUser(req.user_token) : undefined;
+        await federation.complete(req, caller?.principal?.id, user, async (n) => {
+          const cp = await credentialProvider(n, 'oauth2');
+          return { cp, client: client(cp) };
+        });
       },
 
       async publicJwks() {

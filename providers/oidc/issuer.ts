@@ -3,6 +3,7 @@ import { badGateway, badRequest, unavailable } from '../../core/errors.ts';
 export interface IssuerMetadata {
   issuer: string;
   token_endpoint: string;
+  authorization_endpoint?: string;
   jwks_uri?: string;
   userinfo_endpoint?: string;
 }
@@ -12,6 +13,8 @@ export interface TokenAnswer {
   token_type?: string;
   expires_in?: number;
   issued_token_type?: string;
+  refresh_token?: string;
+  scope?: string;
 }
 
 const TIMEOUT_MS = 10_000;
@@ -68,6 +71,7 @@ export class Issuer {
     client: { id: string; secret: string },
     form: Record<string, string>,
     callerFault: boolean,
+    hint = 'check the subject token and audience',
   ): Promise<TokenAnswer> {
     const url = endpoint ?? (await this.metadata()).token_endpoint;
     let res: Response;
@@ -98,7 +102,7 @@ export class Issuer {
       ) {
         throw badRequest(
           'SB_ERR_IDENTITY_TOKEN_REFUSED',
-          `The OIDC issuer ${this.url} refused the token request (${why}); check the subject token and audience`,
+          `The OIDC issuer ${this.url} refused the token request (${why}); ${hint}`,
         );
       }
       throw badGateway(

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, jwtVerify, type JWK } from 'jose';
@@ -21,6 +21,8 @@ export interface OidcClient {
   /** Space-separated scopes the client may ask for. */
   scope?: string;
   ttl_seconds?: number;
+  /** Set for a client that runs the authorization code flow (PKCE S256, refresh tokens) with these callbacks. */
+  redirect_uris?: string[];
 }
 
 export interface OidcServerOptions {
@@ -37,6 +39,14 @@ export interface OidcServerOptions {
    * JWT with the same `sub`, the requested `audience` and `act.sub` = the client.
    */
   tokenExchange?: boolean;
+  /**
+   * End users (account id -> claims) who can sign in through oidc-provider's
+   * own development login and consent pages (drive them with signIn() from
+   * ./browser.ts). Their claims are served by the userinfo endpoint.
+   */
+  users?: Record<string, Record<string, unknown>>;
+  /** Lifetime of authorization-code access tokens (default 600 s). */
+  userTokenTtlSeconds?: number;
 }
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -48,16 +58,20 @@ export interface OidcServer {
   port: number;
   /** Mint an access token; `resource` selects the audience. */
   token(clientId: string, opts?: { resource?: string; scope?: string }): Promise<string>;
+  /** How many JWT bearers the userinfo endpoint has been asked about (cache tests). */
+  userinfoCalls(): number;
   close(): Promise<void>;
 }
 
 export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServer> {
   const resources = opts.resources ?? { 'urn:switchboard': 'switchboard' };
+  const users = opts.users ?? {};
   const [defaultResource] = Object.keys(resources);
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'oidc-test-1', alg: 'RS256', use: 'sig' } as JWK;
 
   const server: Server = createServer();
+  let userinfoCalls = 0;
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${origin}${opts.issuerPath ?? ''}`;
@@ -69,15 +83,26 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
     clients: Object.entries(opts.clients).map(([client_id, c]) => ({
       client_id,
       client_secret: c.secret,
-      grant_types: ['client_credentials', ...(opts.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [])],
-      redirect_uris: [],
-      response_types: [],
+      grant_types: [
+        'client_credentials',
+        ...(opts.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
+        ...(c.redirect_uris ? ['authorization_code', 'refresh_token'] : []),
+      ],
+      redirect_uris: c.redirect_uris ?? [],
+      response_types: c.redirect_uris ? ['code'] : [],
       ...(c.scope ? { scope: c.scope } : {}),
     })),
     jwks: { keys: [jwk] },
-    scopes: allScopes,
+    scopes: [...allScopes, 'offline_access'],
+    // Every claim of a test user is released under `openid`, as an IdP with protocol mappers for them would.
+    claims: { openid: ['sub', ...new Set(Object.values(users).flatMap((u) => Object.keys(u)))] },
+    findAccount: async (_ctx: unknown, sub: string) =>
+      users[sub] ? { accountId: sub, claims: async () => ({ ...users[sub], sub }) } : undefined,
+    // Keep refresh tokens whatever the scope (Keycloak-like): refresh is part of what the tests check.
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
+      client.grantTypeAllowed('refresh_token'),
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: Boolean(opts.users) },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -91,6 +116,7 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
       },
     },
     ttl: {
+      AccessToken: () => opts.userTokenTtlSeconds ?? 600,
       ClientCredentials: (_ctx: unknown, _token: unknown, client: { clientId: string }) =>
         opts.clients[client.clientId]?.ttl_seconds ?? 600,
     },
@@ -146,8 +172,33 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
   const prefix = opts.issuerPath ?? '';
   server.on('request', (req, res) => {
     if (prefix && req.url?.startsWith(prefix)) req.url = req.url.slice(prefix.length) || '/';
+    if (req.url?.split('?')[0] === '/me' && jwtUserinfo(req, res)) return;
     callback(req, res);
   });
+
+  /**
+   * Keycloak's userinfo accepts its own JWT access tokens whatever their
+   * audience; oidc-provider refuses any token minted for a resource server
+   * there. Platform callers hold exactly such tokens (audience switchboard),
+   * so JWT bearers of this issuer are answered here, from the same accounts;
+   * opaque tokens still go to oidc-provider's own userinfo.
+   */
+  const jwtUserinfo = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const bearer = /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (typeof bearer !== 'string' || bearer.split('.').length !== 3) return false;
+    userinfoCalls++;
+    jwtVerify(bearer, publicKey, { issuer })
+      .then(({ payload }) => {
+        const sub = String(payload.sub);
+        const claims = users[sub];
+        if (!claims) throw new Error('unknown account');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...claims, sub }));
+      })
+      .catch(() => {
+        res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' }).end();
+      });
+    return true;
+  };
 
   return {
     issuer,
@@ -172,6 +223,7 @@ export async function startOidcServer(opts: OidcServerOptions): Promise<OidcServ
         throw new Error(`token request for ${clientId} failed: ${res.status} ${JSON.stringify(json)}`);
       return json.access_token;
     },
+    userinfoCalls: () => userinfoCalls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

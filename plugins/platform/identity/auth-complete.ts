@@ -5,12 +5,13 @@ import { CompleteAuthRequest, type IdentityProvider } from '../../../core/primit
 import { requireMethod } from '../capability.ts';
 
 /**
- * POST /identity/auth/complete: the reference client's last step of a 3-legged
- * user authorization (issue 14). It only means something to a provider that
- * ran such a flow (USER_FEDERATION handing out an authorization_url and a
- * session); the providers shipped today issue no such sessions, so they answer
- * 501 naming what is missing rather than pretending the step succeeded. A
- * provider that implements `completeAuth` gets 204, as the reference answers.
+ * POST /identity/auth/complete: the last step of a 3-legged user authorization
+ * (issue 14), in the reference client's shape. A USER_FEDERATION token request
+ * with no stored token answers an authorization_url and a session_uri; the
+ * user authorises at the issuer, which redirects to the callback with a code;
+ * this call (by the caller that started it) trades that code for the user's
+ * tokens, and the next token request returns them. 204, as the reference
+ * answers. Providers that run no such flow (noop) answer 501 naming it.
  */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -18,7 +19,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['identity'],
-        summary: 'Confirm a 3-legged user authorization (204; 501 unless the provider runs such flows)',
+        summary: "Complete a 3-legged user authorization: exchange the code for the user's tokens (204)",
         body: CompleteAuthRequest,
         response: { 204: Type.Null() },
       },
