@@ -61,8 +61,7 @@ t.test('the scan hook passes by default and can block: disabled, security-pendin
     payload: { name: 'evil', skills: ['translate'] },
   });
   t.equal(evil.json().agent.is_enabled, false);
-  await app.inject({ method: 'POST', url: '/api/agents/evil/toggle?enabled=true', headers: admin });
-  t.same(
+  const discover = async () =>
     (
       await app.inject({
         method: 'POST',
@@ -70,8 +69,10 @@ t.test('the scan hook passes by default and can block: disabled, security-pendin
         headers: reader,
         payload: { skills: ['translate'] },
       })
-    ).json().agents,
-    [],
-    'security-pending agents stay out of discovery even when enabled',
-  );
+    ).json().agents;
+  t.same(await discover(), [], 'security-pending agents stay out of discovery');
+  // The admin's toggle is the review (spec 3): it lifts the security-pending mark with the block.
+  const toggled = await app.inject({ method: 'POST', url: '/api/agents/evil/toggle?enabled=true', headers: admin });
+  t.equal(toggled.json().is_enabled, true);
+  t.equal((await discover()).length, 1, 'reviewed and enabled, the agent is discoverable again');
 });

@@ -8,7 +8,7 @@ import { agentVisibility, agentVisible, can, ownsOrAdmin } from './access.ts';
 import { agentCard, AgentBody, buildAgent, normalizeAgentPath, type AgentBodyT } from './agent-input.ts';
 import { AgentCardSchema, AgentListItem } from './agent-views.ts';
 import type { AgentRecord } from './records.ts';
-import { applyVerdict, SECURITY_PENDING } from './scan.ts';
+import { applyVerdict, reviewed, SECURITY_PENDING } from './scan.ts';
 import { currentUser } from './server-actions.ts';
 import { ErrorResponses } from './shared-schemas.ts';
 
@@ -49,6 +49,9 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
               registered_at: Type.String(),
               is_enabled: Type.Boolean(),
             }),
+            security_scan: Type.Optional(
+              Type.Object({}, { additionalProperties: true, description: 'Scan summary (spec 2.6), when scanned' }),
+            ),
           }),
           ...ErrorResponses,
         },
@@ -65,7 +68,8 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
       }
       if (agents.has(draft.path))
         throw conflict('SB_ERR_REGISTRY_AGENT_EXISTS', `Agent path ${draft.path} already exists`);
-      const record = applyVerdict(draft, await catalog.scanner.agent(draft));
+      const verdict = await catalog.scanner.agent(draft);
+      const record = applyVerdict(draft, verdict);
       await agents.set(record.path, record);
       return reply.status(201).send({
         message: `Agent ${record.path} registered`,
@@ -77,6 +81,7 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
           registered_at: record.registered_at,
           is_enabled: record.is_enabled,
         },
+        ...(verdict.summary ? { security_scan: verdict.summary } : {}),
       });
     },
   );
@@ -205,7 +210,7 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
       const a = find(user, request.params.agent, 'toggle_service');
       if (!can(user, 'toggle_service', a.path))
         throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `Permission 'toggle_service' is required on ${a.path}`);
-      const next = { ...a, is_enabled: request.query.enabled, updated_at: new Date().toISOString() };
+      const next = reviewed({ ...a, is_enabled: request.query.enabled, updated_at: new Date().toISOString() });
       await agents.set(a.path, next);
       return {
         path: a.path,

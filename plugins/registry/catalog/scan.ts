@@ -3,6 +3,8 @@ import type { AgentRecord, ServerRecord, SkillRecord } from './records.ts';
 /** Outcome of a registration-time security scan (spec 3): blocked items are stored disabled and tagged. */
 export interface ScanVerdict {
   blocked: boolean;
+  /** Add the `security-pending` tag when blocked (agents and skills follow *_ADD_PENDING_TAG); default true. */
+  tag?: boolean;
   summary?: Record<string, unknown>;
 }
 
@@ -27,9 +29,16 @@ export const passingScan: ScanHook = {
 /** Disabled and tagged, as the state table says for a blocking finding. */
 export function applyVerdict<T extends { is_enabled: boolean; tags: string[] }>(record: T, verdict: ScanVerdict): T {
   if (!verdict.blocked) return record;
-  return {
-    ...record,
-    is_enabled: false,
-    tags: record.tags.includes(SECURITY_PENDING) ? record.tags : [...record.tags, SECURITY_PENDING],
-  };
+  const tag = verdict.tag !== false && !record.tags.includes(SECURITY_PENDING);
+  return { ...record, is_enabled: false, tags: tag ? [...record.tags, SECURITY_PENDING] : record.tags };
+}
+
+/**
+ * Enabling an item by hand is the review spec 3 asks for ("an administrator
+ * re-enables an item after review"): the scan's `security-pending` mark goes,
+ * or the item would stay out of discovery and routing while shown enabled.
+ */
+export function reviewed<T extends { is_enabled: boolean; tags: string[] }>(record: T): T {
+  if (!record.is_enabled || !record.tags.includes(SECURITY_PENDING)) return record;
+  return { ...record, tags: record.tags.filter((t) => t !== SECURITY_PENDING) };
 }

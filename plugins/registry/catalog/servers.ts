@@ -14,7 +14,7 @@ import {
 } from './credentials.ts';
 import type { ServerRecord } from './records.ts';
 import { IndexedCollection, type Change } from './repository.ts';
-import { applyVerdict, type ScanHook, type ScanVerdict } from './scan.ts';
+import { applyVerdict, reviewed, type ScanHook, type ScanVerdict } from './scan.ts';
 import type { ServerFields } from './server-input.ts';
 
 export interface RegisterOptions {
@@ -274,7 +274,8 @@ export class ServerRepository {
   async setEnabled(path: string, enabled: boolean): Promise<ServerRecord> {
     return this.index.lock(path, async () => {
       const existing = this.require(path);
-      const record = { ...existing, is_enabled: enabled, updated_at: new Date().toISOString() };
+      // Every server toggle needs toggle_service (or internal admin): enabling is the review that lifts a scan's block.
+      const record = reviewed({ ...existing, is_enabled: enabled, updated_at: new Date().toISOString() });
       await this.index.set(path, record);
       return record;
     });

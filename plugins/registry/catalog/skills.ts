@@ -6,7 +6,7 @@ import type { UserContext } from '../auth/context.ts';
 import { can, ownsOrAdmin, skillVisible } from './access.ts';
 import { RatingBody, RatingView } from './ratings.ts';
 import type { SkillRecord } from './records.ts';
-import { applyVerdict, SECURITY_PENDING } from './scan.ts';
+import { applyVerdict, reviewed, SECURITY_PENDING } from './scan.ts';
 import { currentUser } from './server-actions.ts';
 import { parseTags } from './server-input.ts';
 import { ErrorResponses } from './shared-schemas.ts';
@@ -95,7 +95,17 @@ export default async function skillRoutes(fastify: FastifyInstance): Promise<voi
         summary:
           'Register a skill; SKILL.md is fetched now (400 if that fails); needs register_service or publish_agent',
         body: SkillBody,
-        response: { 201: SkillView, ...ErrorResponses },
+        response: {
+          201: Type.Composite([
+            SkillView,
+            Type.Object({
+              security_scan: Type.Optional(
+                Type.Object({}, { additionalProperties: true, description: 'Scan summary (spec 2.6), when scanned' }),
+              ),
+            }),
+          ]),
+          ...ErrorResponses,
+        },
       },
     },
     async (request, reply) => {
@@ -125,9 +135,12 @@ export default async function skillRoutes(fastify: FastifyInstance): Promise<voi
         registered_at: now,
         updated_at: now,
       };
-      const record = applyVerdict(draft, await catalog.scanner.skill(draft));
+      const verdict = await catalog.scanner.skill(draft);
+      const record = applyVerdict(draft, verdict);
       await skills.set(path, record);
-      return reply.status(201).send(view(record));
+      return reply
+        .status(201)
+        .send({ ...view(record), ...(verdict.summary ? { security_scan: verdict.summary } : {}) });
     },
   );
 
@@ -278,7 +291,13 @@ export default async function skillRoutes(fastify: FastifyInstance): Promise<voi
                 ? false
                 : undefined;
         if (enabled === undefined) throw badRequest('SB_ERR_REGISTRY_INVALID_FIELD', 'enabled must be true or false');
-        const next = { ...s, is_enabled: enabled, updated_at: new Date().toISOString() };
+        // Lifting a scan's block is a review: owners may toggle their skill, but not past security-pending.
+        if (enabled && s.tags.includes(SECURITY_PENDING) && !user.is_admin && !can(user, 'toggle_service', s.path))
+          throw forbidden(
+            'SB_ERR_REGISTRY_SECURITY_PENDING',
+            `${s.path} is held for security review (security-pending); an administrator re-enables it`,
+          );
+        const next = reviewed({ ...s, is_enabled: enabled, updated_at: new Date().toISOString() });
         await skills.set(s.path, next);
         return { path: s.path, is_enabled: enabled, message: `Skill ${s.path} ${enabled ? 'enabled' : 'disabled'}` };
       },
