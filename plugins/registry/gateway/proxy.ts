@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { buildConnector } from 'undici';
@@ -132,7 +133,8 @@ export interface GatewayHandle {
   openSseSessions(): number;
 }
 
-export async function registerGateway(app: FastifyInstance, opts: GatewayOptions): Promise<GatewayHandle> {
+export async function registerGateway(fastify: FastifyInstance, opts: GatewayOptions): Promise<GatewayHandle> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // SSE sessions by session id; an entry lives as long as its stream.
   const sseSessions = new Map<string, SseSession>();
   const pools = new BackendPools(opts.connect);
@@ -193,7 +195,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     '/:server/mcp',
     { schema: { ...schema, summary: 'MCP streamable HTTP through the gateway' } },
     async (request, reply) => {
-      const { server } = request.params as { server: string };
+      const { server } = request.params;
       const b = streamable(await backendFor(request, server), server);
       const calls = checkCalls(request, server, request.body);
       const res = await backendRequest(
@@ -242,7 +244,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     '/:server/mcp',
     { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } },
     async (request, reply) => {
-      const { server } = request.params as { server: string };
+      const { server } = request.params;
       const b = streamable(await backendFor(request, server), server);
       const res = await backendRequest(
         pools,
@@ -262,7 +264,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     '/:server/mcp',
     { schema: { ...noBody, summary: 'End an MCP session through the gateway' } },
     async (request, reply) => {
-      const { server } = request.params as { server: string };
+      const { server } = request.params;
       const b = streamable(await backendFor(request, server), server);
       const res = await backendRequest(
         pools,
@@ -280,7 +282,7 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
     '/:server/sse',
     { schema: { ...noBody, summary: 'MCP SSE stream through the gateway' } },
     async (request, reply) => {
-      const { server } = request.params as { server: string };
+      const { server } = request.params;
       const b = await backendFor(request, server);
       if (b.transport !== 'sse')
         throw badRequest('SB_ERR_GATEWAY_TRANSPORT', `/${server} speaks streamable HTTP; use /${server}/mcp`);
@@ -362,10 +364,10 @@ export async function registerGateway(app: FastifyInstance, opts: GatewayOptions
       },
     },
     async (request, reply) => {
-      const { server } = request.params as { server: string };
+      const { server } = request.params;
       const b = await backendFor(request, server);
       const calls = checkCalls(request, server, request.body);
-      const session = sseSessions.get((request.query as { sessionId: string }).sessionId);
+      const session = sseSessions.get(request.query.sessionId);
       if (!session || session.server !== server)
         throw notFound(
           'SB_ERR_GATEWAY_SESSION',
