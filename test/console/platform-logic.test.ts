@@ -88,6 +88,19 @@ t.test('chat transcript: a late joiner sees the final answer; errors and history
   };
   const late = applyEvent(emptyTranscript(), done);
   t.same(late.messages[0].parts, [{ kind: 'text', text: 'All done' }]);
+  // A replay after reload follows the stored history: the run gets its own message after the last answer.
+  const replay = applyEvent(
+    {
+      ...emptyTranscript(),
+      messages: fromHistory([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+      ]),
+    },
+    { type: 'stream_start', session_id: 's' },
+  );
+  t.equal(replay.messages.length, 3);
+  t.same(replay.messages[1].parts, [{ kind: 'text', text: 'a' }], 'the earlier answer is untouched');
   const err = applyEvent(emptyTranscript(), { type: 'error', detail: 'LLM down' });
   t.equal(err.state, 'error');
   t.equal(err.notice, 'LLM down');

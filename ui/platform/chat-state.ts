@@ -82,8 +82,13 @@ function appendText(parts: Part[], text: string, agent?: string): Part[] {
 
 export function applyEvent(t: Transcript, ev: ChatEvent): Transcript {
   switch (ev.type) {
-    case 'stream_start':
-      return { ...withAssistant(t, (p) => p), session_id: ev.session_id, state: 'streaming', notice: undefined };
+    case 'stream_start': {
+      // A run always answers in a message of its own, even right after the previous answer (a replay after reload).
+      const last = t.messages[t.messages.length - 1];
+      const fresh = last?.role === 'assistant' && last.parts.length === 0;
+      const messages = fresh ? t.messages : [...t.messages, { role: 'assistant' as const, parts: [] }];
+      return { ...t, messages, session_id: ev.session_id, state: 'streaming', notice: undefined };
+    }
     case 'token':
       return withAssistant(t, (p) => appendText(p, ev.content));
     case 'sub_agent_token':

@@ -18,6 +18,7 @@ export interface PlatformRoute {
   /** Under /ui, e.g. '/platform/agents' or '/platform/agents/:name' (':x' one segment, ':x*' the rest). */
   path: string;
   title: string;
+  // biome-ignore lint/suspicious/noExplicitAny: pages take different props (their path parameters)
   component: ComponentType<any>;
   /** false keeps a detail page out of the sidebar. */
   nav?: boolean;
