@@ -11,6 +11,17 @@
  * indexes. Tokenising and stemming were ours already (normaliseTerm), so the
  * whole index is replaced and the scoring is defined here, once, for both the
  * pruned path and the exhaustive reference the property test compares it with.
+ *
+ * Memory layout (issue 26: the index must cost less than the content it indexes):
+ * - records are integer doc ids; a doc table holds per id only the key, the
+ *   weighted length, the update time and (shared, interned) metadata: never the content;
+ * - a term in two or more records has typed-array postings (Int32Array doc ids,
+ *   Uint8Array term frequencies widened to 16 or 32 bits only when a count needs it);
+ * - a term in exactly one record (every key is one) is a single small integer in
+ *   the term map, doc id and frequency packed together: no object at all.
+ * Doc ids only grow (postings stay sorted by appending); replaced and removed
+ * records leave dead ids that per-term compaction drops lazily, and the whole
+ * table is renumbered when dead ids outnumber live ones.
  */
 
 const K1 = 1.2;
@@ -21,23 +32,81 @@ const KEY_BOOST = 2;
 const PREFIX_WEIGHT = 0.375;
 /** Upper bounds are inflated by this factor so float rounding never prunes a record that ties. */
 const UB_SLACK = 1 + 1e-9;
+/** A singleton term packs doc * SINGLE_TF + tf into one small integer (kept below 2^30, V8's smallest Smi range). */
+const SINGLE_TF = 64;
+const SINGLE_MAX_DOC = 2 ** 30 / SINGLE_TF - 1;
+/** Metadata objects shared by equal value, up to this many distinct values (beyond it each record keeps its own). */
+const INTERN_CAP = 4096;
 
 export interface ScoredDoc {
   key: string;
   score: number;
 }
 
-interface Postings {
-  docs: number[]; // ascending internal doc ids
-  tfs: number[]; // weighted term frequency for the doc at the same position
-  df: number; // live documents holding the term
-  dead: number; // entries whose doc was removed, compacted away lazily
-  maxTf: number; // never lowered on removal: stays a valid upper bound
-  minLen: number; // never raised on removal: stays a valid upper bound
+type TfArray = Uint8Array | Uint16Array | Uint32Array;
+
+/** The postings of a term held by two or more records. */
+export class Postings {
+  docs: Int32Array; // ascending internal doc ids; the first n are used
+  tfs: TfArray; // weighted term frequency for the doc at the same position
+  n = 0;
+  df = 0; // live documents holding the term
+  dead = 0; // entries whose doc was removed, compacted away lazily
+  maxTf = 0; // never lowered on removal: stays a valid upper bound (exact again after compaction)
+  minLen = Number.POSITIVE_INFINITY; // never raised on removal: stays a valid upper bound
+
+  constructor(capacity: number) {
+    this.docs = new Int32Array(capacity);
+    this.tfs = new Uint8Array(capacity);
+  }
+
+  push(d: number, f: number, len: number): void {
+    if (this.n === this.docs.length) {
+      const cap = Math.max(4, this.n * 2);
+      const docs = new Int32Array(cap);
+      docs.set(this.docs);
+      this.docs = docs;
+      this.tfs = widen(this.tfs, cap, f);
+    } else if (f > maxOf(this.tfs)) this.tfs = widen(this.tfs, this.tfs.length, f);
+    this.docs[this.n] = d;
+    this.tfs[this.n++] = f;
+    this.df++;
+    if (f > this.maxTf) this.maxTf = f;
+    if (len < this.minLen) this.minLen = len;
+  }
+
+  /** Drops unused capacity (after a bulk build, where doubling left up to half of it empty). */
+  trim(): void {
+    if (this.docs.length === this.n) return;
+    this.docs = this.docs.slice(0, this.n);
+    this.tfs = this.tfs.slice(0, this.n);
+  }
 }
 
+function maxOf(a: TfArray): number {
+  return a instanceof Uint8Array ? 0xff : a instanceof Uint16Array ? 0xffff : 0xffffffff;
+}
+
+/** A copy of `tfs` with room for `cap` entries, in the narrowest type that holds `f` and every count already there. */
+function widen(tfs: TfArray, cap: number, f: number): TfArray {
+  const bytes = Math.max(tfs.BYTES_PER_ELEMENT, f <= 0xff ? 1 : f <= 0xffff ? 2 : 4);
+  const out: TfArray = bytes === 1 ? new Uint8Array(cap) : bytes === 2 ? new Uint16Array(cap) : new Uint32Array(cap);
+  out.set(tfs.subarray(0, Math.min(tfs.length, cap)));
+  return out;
+}
+
+/** A term's map entry: a packed singleton (one record) or postings. */
+export type TermEntry = number | Postings;
+
+export const packSingle = (doc: number, tf: number): number => doc * SINGLE_TF + tf;
+export const canPackSingle = (doc: number, tf: number): boolean => tf < SINGLE_TF && doc <= SINGLE_MAX_DOC;
+export const singleDoc = (e: number): number => Math.floor(e / SINGLE_TF);
+export const singleTf = (e: number): number => e % SINGLE_TF;
+
 interface QueryTerm {
-  p: Postings;
+  docs: Int32Array;
+  tfs: TfArray;
+  n: number;
   weight: number;
   idf: number;
   ub: number;
@@ -55,13 +124,35 @@ export function tokenise(text: string, normalise: (t: string) => string | null):
   return out;
 }
 
+/** Per-record facts kept beside the postings: what listing and filtering need, never the content. */
+export interface DocInfo {
+  /** Milliseconds since the epoch (newest-first listing). */
+  updated?: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** Everything the index holds, for the snapshot codec (index-snapshot.ts). */
+export interface IndexParts {
+  keyOf: (string | undefined)[];
+  lenOf: Int32Array;
+  updatedOf: Float64Array;
+  metaOf: (Record<string, unknown> | undefined)[];
+  terms: Map<string, TermEntry>;
+  totalLen: number;
+}
+
 export class Bm25Index {
-  private readonly terms = new Map<string, Postings>();
+  private terms = new Map<string, TermEntry>();
   private readonly ids = new Map<string, number>();
-  private readonly keyOf: (string | undefined)[] = [];
-  private readonly lenOf: number[] = [];
+  private keyOf: (string | undefined)[] = [];
+  private lenOf: Int32Array = new Int32Array(16);
+  private updatedOf: Float64Array = new Float64Array(16);
+  private metaOf: (Record<string, unknown> | undefined)[] = [];
+  private readonly interned = new Map<string, Record<string, unknown>>();
   private live = 0;
   private totalLen = 0;
+  /** Bumped by every change, so a snapshot being written in slices can tell it saw one consistent state. */
+  mutations = 0;
 
   constructor(private readonly normalise: (t: string) => string | null) {}
 
@@ -69,32 +160,80 @@ export class Bm25Index {
     return this.live;
   }
 
+  /** Doc ids in use, live or dead (what renumbering compacts). */
+  get slots(): number {
+    return this.keyOf.length;
+  }
+
+  has(key: string): boolean {
+    return this.ids.has(key);
+  }
+
   private weighted(key: string, content: string): Map<string, number> {
     const tf = new Map<string, number>();
     for (const t of tokenise(content, this.normalise)) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of tokenise(key, this.normalise)) tf.set(t, (tf.get(t) ?? 0) + KEY_BOOST);
+    for (const t of tokenise(key, this.normalise)) {
+      // A key that is one token becomes the term as the key string itself: one string, not two.
+      const term = t === key ? key : t;
+      tf.set(term, (tf.get(term) ?? 0) + KEY_BOOST);
+    }
     return tf;
   }
 
-  add(key: string, content: string): void {
-    this.remove(key, content);
+  private intern(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    if (!meta) return undefined;
+    let empty = true;
+    for (const _ in meta) {
+      empty = false;
+      break;
+    }
+    if (empty) return undefined;
+    const json = JSON.stringify(meta);
+    const hit = this.interned.get(json);
+    if (hit) return hit;
+    if (this.interned.size < INTERN_CAP) this.interned.set(json, meta);
+    return meta;
+  }
+
+  /**
+   * Indexes a record. `previous` is the content the index holds for this key, if any
+   * (the caller has it from the store): its terms say which postings to release.
+   */
+  add(key: string, content: string, info: DocInfo = {}, previous?: string): void {
+    if (this.ids.has(key)) this.remove(key, previous ?? content);
+    if (this.keyOf.length > 1024 && this.keyOf.length > 2 * this.live + 1024) this.renumber();
     const tf = this.weighted(key, content);
     let len = 0;
     for (const v of tf.values()) len += v;
     const id = this.keyOf.length;
+    if (id === this.lenOf.length) {
+      this.lenOf = grow(this.lenOf, id * 2) as Int32Array;
+      this.updatedOf = grow(this.updatedOf, id * 2) as Float64Array;
+    }
     this.keyOf.push(key);
-    this.lenOf.push(len);
+    this.metaOf.push(this.intern(info.metadata));
+    this.lenOf[id] = len;
+    this.updatedOf[id] = info.updated ?? 0;
     this.ids.set(key, id);
     this.live++;
     this.totalLen += len;
+    this.mutations++;
     for (const [t, f] of tf) {
-      let p = this.terms.get(t);
-      if (!p) this.terms.set(t, (p = { docs: [], tfs: [], df: 0, dead: 0, maxTf: 0, minLen: Infinity }));
-      p.docs.push(id);
-      p.tfs.push(f);
-      p.df++;
-      if (f > p.maxTf) p.maxTf = f;
-      if (len < p.minLen) p.minLen = len;
+      const e = this.terms.get(t);
+      if (e === undefined) {
+        this.terms.set(t, canPackSingle(id, f) ? packSingle(id, f) : one(id, f, len));
+      } else if (typeof e === 'number') {
+        const d = singleDoc(e);
+        if (this.keyOf[d] === undefined) {
+          // The one record was removed with content that did not name this term: replace it.
+          this.terms.set(t, canPackSingle(id, f) ? packSingle(id, f) : one(id, f, len));
+          continue;
+        }
+        const p = new Postings(2);
+        p.push(d, singleTf(e), this.lenOf[d]);
+        p.push(id, f, len);
+        this.terms.set(t, p);
+      } else e.push(id, f, len);
     }
   }
 
@@ -104,28 +243,149 @@ export class Bm25Index {
     if (id === undefined) return;
     this.ids.delete(key);
     this.keyOf[id] = undefined;
+    this.metaOf[id] = undefined;
     this.live--;
     this.totalLen -= this.lenOf[id];
+    this.mutations++;
     for (const t of this.weighted(key, content).keys()) {
-      const p = this.terms.get(t);
-      if (!p) continue;
-      p.df--;
-      p.dead++;
-      if (p.df === 0) this.terms.delete(t);
-      else if (p.dead * 2 > p.docs.length) this.compact(p);
+      const e = this.terms.get(t);
+      if (e === undefined) continue;
+      if (typeof e === 'number') {
+        if (singleDoc(e) === id) this.terms.delete(t);
+        continue;
+      }
+      e.df--;
+      e.dead++;
+      if (e.df <= 0) this.terms.delete(t);
+      else if (e.dead * 2 > e.n) this.compact(t, e);
     }
   }
 
-  private compact(p: Postings): void {
+  /** Drops dead entries of one term, recomputing its exact bounds; one live entry left becomes a packed singleton. */
+  private compact(t: string, p: Postings): void {
     let w = 0;
-    for (let r = 0; r < p.docs.length; r++) {
-      if (this.keyOf[p.docs[r]] === undefined) continue;
-      p.docs[w] = p.docs[r];
-      p.tfs[w++] = p.tfs[r];
+    let maxTf = 0;
+    let minLen = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < p.n; r++) {
+      const d = p.docs[r];
+      if (this.keyOf[d] === undefined) continue;
+      const f = p.tfs[r];
+      p.docs[w] = d;
+      p.tfs[w++] = f;
+      if (f > maxTf) maxTf = f;
+      if (this.lenOf[d] < minLen) minLen = this.lenOf[d];
     }
-    p.docs.length = w;
-    p.tfs.length = w;
+    if (w === 0) {
+      this.terms.delete(t);
+      return;
+    }
+    if (w === 1 && canPackSingle(p.docs[0], p.tfs[0])) {
+      this.terms.set(t, packSingle(p.docs[0], p.tfs[0]));
+      return;
+    }
+    p.n = w;
+    p.df = w;
     p.dead = 0;
+    p.maxTf = maxTf;
+    p.minLen = minLen;
+    if (p.docs.length > 2 * w + 4) p.trim();
+  }
+
+  /** Gives live records ids 0..live-1 in their current order (so postings stay sorted) and drops every dead entry. */
+  renumber(): void {
+    const remap = new Int32Array(this.keyOf.length).fill(-1);
+    const keyOf: string[] = [];
+    const metaOf: (Record<string, unknown> | undefined)[] = [];
+    const lenOf = new Int32Array(Math.max(16, this.live * 2));
+    const updatedOf = new Float64Array(lenOf.length);
+    for (let d = 0; d < this.keyOf.length; d++) {
+      const key = this.keyOf[d];
+      if (key === undefined) continue;
+      const nd = keyOf.length;
+      remap[d] = nd;
+      keyOf.push(key);
+      metaOf.push(this.metaOf[d]);
+      lenOf[nd] = this.lenOf[d];
+      updatedOf[nd] = this.updatedOf[d];
+      this.ids.set(key, nd);
+    }
+    this.keyOf = keyOf;
+    this.metaOf = metaOf;
+    this.lenOf = lenOf;
+    this.updatedOf = updatedOf;
+    for (const [t, e] of this.terms) {
+      if (typeof e === 'number') {
+        const nd = remap[singleDoc(e)];
+        if (nd < 0) this.terms.delete(t);
+        else this.terms.set(t, packSingle(nd, singleTf(e)));
+        continue;
+      }
+      let w = 0;
+      for (let r = 0; r < e.n; r++) {
+        const nd = remap[e.docs[r]];
+        if (nd < 0) continue;
+        e.docs[w] = nd;
+        e.tfs[w++] = e.tfs[r];
+      }
+      e.n = w;
+      e.dead = 0;
+      e.df = w;
+      this.compact(t, e); // exact bounds, singleton packing, trimming
+    }
+    this.mutations++;
+  }
+
+  /** Drops spare capacity after a bulk build. */
+  trim(): void {
+    for (const e of this.terms.values()) if (typeof e !== 'number') e.trim();
+  }
+
+  /** The state for the snapshot codec; dead ids are renumbered away first so a snapshot holds live records only. */
+  parts(): IndexParts {
+    if (this.live !== this.keyOf.length) this.renumber();
+    return {
+      keyOf: this.keyOf,
+      lenOf: this.lenOf.subarray(0, this.keyOf.length),
+      updatedOf: this.updatedOf.subarray(0, this.keyOf.length),
+      metaOf: this.metaOf,
+      terms: this.terms,
+      totalLen: this.totalLen,
+    };
+  }
+
+  /** An index from decoded snapshot parts (every id live, postings exact). */
+  static fromParts(normalise: (t: string) => string | null, parts: IndexParts): Bm25Index {
+    const idx = new Bm25Index(normalise);
+    idx.keyOf = parts.keyOf;
+    idx.metaOf = parts.metaOf;
+    idx.lenOf = parts.lenOf;
+    idx.updatedOf = parts.updatedOf;
+    idx.terms = parts.terms;
+    idx.totalLen = parts.totalLen;
+    idx.live = parts.keyOf.length;
+    for (let d = 0; d < parts.keyOf.length; d++) idx.ids.set(parts.keyOf[d] as string, d);
+    for (const m of parts.metaOf) if (m && idx.interned.size < INTERN_CAP) idx.interned.set(JSON.stringify(m), m);
+    return idx;
+  }
+
+  metadataOf(key: string): Record<string, unknown> | undefined {
+    const id = this.ids.get(key);
+    return id === undefined ? undefined : this.metaOf[id];
+  }
+
+  /** Live keys, newest update first (ties by key), for list pages. */
+  keysByRecency(): string[] {
+    const order: number[] = [];
+    for (let d = 0; d < this.keyOf.length; d++) if (this.keyOf[d] !== undefined) order.push(d);
+    const keyOf = this.keyOf as string[];
+    const up = this.updatedOf;
+    order.sort((a, b) => up[b] - up[a] || keyOf[a].localeCompare(keyOf[b]));
+    return order.map((d) => keyOf[d]);
+  }
+
+  /** Live keys in doc-id order (vector ranking walks them). */
+  *keys(): IterableIterator<string> {
+    for (const k of this.keyOf) if (k !== undefined) yield k;
   }
 
   /** The query's terms with weights: duplicates add up; a one-word query of more than 3 letters also matches words it starts. */
@@ -144,11 +404,29 @@ export class Bm25Index {
     const qts: QueryTerm[] = [];
     let order = 0;
     for (const [t, weight] of this.queryTerms(query)) {
-      const p = this.terms.get(t);
-      if (!p) continue;
-      const idf = Math.log(1 + (this.live - p.df + 0.5) / (p.df + 0.5));
-      const ub = weight * idf * sat(p.maxTf, p.minLen, avg) * UB_SLACK;
-      qts.push({ p, weight, idf, ub, order: order++, cursor: 0 });
+      const e = this.terms.get(t);
+      if (e === undefined) continue;
+      let docs: Int32Array;
+      let tfs: TfArray;
+      let n: number;
+      let df: number;
+      let maxTf: number;
+      let minLen: number;
+      if (typeof e === 'number') {
+        const d = singleDoc(e);
+        if (this.keyOf[d] === undefined) continue;
+        docs = Int32Array.of(d);
+        tfs = Uint8Array.of(singleTf(e));
+        n = 1;
+        df = 1;
+        maxTf = tfs[0];
+        minLen = this.lenOf[d];
+      } else {
+        ({ docs, tfs, n, df, maxTf, minLen } = e);
+      }
+      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      const ub = weight * idf * sat(maxTf, minLen, avg) * UB_SLACK;
+      qts.push({ docs, tfs, n, weight, idf, ub, order: order++, cursor: 0 });
     }
     return { qts, avg };
   }
@@ -158,12 +436,12 @@ export class Bm25Index {
     const { qts, avg } = this.prepare(query);
     const parts = new Map<number, number[]>();
     for (const q of qts) {
-      for (let i = 0; i < q.p.docs.length; i++) {
-        const d = q.p.docs[i];
+      for (let i = 0; i < q.n; i++) {
+        const d = q.docs[i];
         if (this.keyOf[d] === undefined) continue;
         let arr = parts.get(d);
         if (!arr) parts.set(d, (arr = new Array<number>(qts.length).fill(0)));
-        arr[q.order] = q.weight * q.idf * sat(q.p.tfs[i], this.lenOf[d], avg);
+        arr[q.order] = q.weight * q.idf * sat(q.tfs[i], this.lenOf[d], avg);
       }
     }
     const out: ScoredDoc[] = [];
@@ -179,6 +457,8 @@ export class Bm25Index {
     if (topK <= 0) return [];
     const { qts, avg } = this.prepare(query);
     if (!qts.length) return [];
+    const keyOf = this.keyOf;
+    const lenOf = this.lenOf;
     // Ascending upper bound: the non-essential terms are a prefix of this order.
     const byUb = [...qts].sort((a, b) => a.ub - b.ub);
     const prefixUb: number[] = [];
@@ -186,47 +466,27 @@ export class Bm25Index {
     for (const q of byUb) prefixUb.push((acc += q.ub));
     const heap = new TopK(topK);
     let firstEssential = 0;
-    const parts = new Array<number>(qts.length);
-    const advanceTo = (q: QueryTerm, d: number) => {
-      const docs = q.p.docs;
-      if (q.cursor < docs.length && docs[q.cursor] >= d) return;
-      // Galloping then binary search: cheap for the short hops essential lists make.
-      let lo = q.cursor;
-      let step = 1;
-      let hi = lo + step;
-      while (hi < docs.length && docs[hi] < d) {
-        lo = hi;
-        step *= 2;
-        hi = lo + step;
-      }
-      if (hi > docs.length) hi = docs.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (docs[mid] < d) lo = mid + 1;
-        else hi = mid;
-      }
-      q.cursor = lo;
-    };
+    const parts = new Array<number>(qts.length).fill(0);
     for (;;) {
       // Next candidate: the smallest doc any essential term is on.
-      let d = Infinity;
+      let d = Number.POSITIVE_INFINITY;
       for (let i = firstEssential; i < byUb.length; i++) {
         const q = byUb[i];
-        if (q.cursor < q.p.docs.length && q.p.docs[q.cursor] < d) d = q.p.docs[q.cursor];
+        if (q.cursor < q.n && q.docs[q.cursor] < d) d = q.docs[q.cursor];
       }
-      if (d === Infinity) break;
+      if (d === Number.POSITIVE_INFINITY) break;
       parts.fill(0);
       let partial = 0;
       for (let i = firstEssential; i < byUb.length; i++) {
         const q = byUb[i];
-        if (q.cursor < q.p.docs.length && q.p.docs[q.cursor] === d) {
-          const c = q.weight * q.idf * sat(q.p.tfs[q.cursor], this.lenOf[d], avg);
+        if (q.cursor < q.n && q.docs[q.cursor] === d) {
+          const c = q.weight * q.idf * sat(q.tfs[q.cursor], lenOf[d], avg);
           parts[q.order] = c;
           partial += c;
           q.cursor++;
         }
       }
-      const key = this.keyOf[d];
+      const key = keyOf[d];
       if (key === undefined) continue;
       // Non-essential terms, largest bound first, each probed only while the record can still make the heap.
       let viable = true;
@@ -237,8 +497,8 @@ export class Bm25Index {
         }
         const q = byUb[i];
         advanceTo(q, d);
-        if (q.cursor < q.p.docs.length && q.p.docs[q.cursor] === d) {
-          const c = q.weight * q.idf * sat(q.p.tfs[q.cursor], this.lenOf[d], avg);
+        if (q.cursor < q.n && q.docs[q.cursor] === d) {
+          const c = q.weight * q.idf * sat(q.tfs[q.cursor], lenOf[d], avg);
           parts[q.order] = c;
           partial += c;
         }
@@ -254,6 +514,39 @@ export class Bm25Index {
     }
     return heap.sorted();
   }
+}
+
+function one(id: number, f: number, len: number): Postings {
+  const p = new Postings(1);
+  p.push(id, f, len);
+  return p;
+}
+
+function grow(a: Int32Array | Float64Array, cap: number): Int32Array | Float64Array {
+  const out = a instanceof Int32Array ? new Int32Array(cap) : new Float64Array(cap);
+  out.set(a);
+  return out;
+}
+
+/** Galloping then binary search to the first posting >= d: cheap for the short hops essential lists make. */
+function advanceTo(q: QueryTerm, d: number): void {
+  const docs = q.docs;
+  if (q.cursor < q.n && docs[q.cursor] >= d) return;
+  let lo = q.cursor;
+  let step = 1;
+  let hi = lo + step;
+  while (hi < q.n && docs[hi] < d) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  if (hi > q.n) hi = q.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid] < d) lo = mid + 1;
+    else hi = mid;
+  }
+  q.cursor = lo;
 }
 
 /** BM25's term-frequency saturation with length normalisation; rises with tf, falls with length. */
@@ -282,11 +575,13 @@ class TopK {
   }
 
   get minScore(): number {
-    return this.h.length ? this.h[0].score : -Infinity;
+    return this.h.length ? this.h[0].score : Number.NEGATIVE_INFINITY;
   }
 
   admits(score: number, key: string): boolean {
-    return !this.full || better({ key, score }, this.h[0]) < 0;
+    if (!this.full) return true;
+    const root = this.h[0];
+    return score > root.score || (score === root.score && key < root.key);
   }
 
   push(x: ScoredDoc): void {

@@ -84,6 +84,8 @@ function memoryOn(
     deleteStrategy: (id, sid) => resources.deleteStrategy(id, sid),
     healthcheck: async (): Promise<Health> => store.healthcheck(),
     close: async () => {
+      // Pending index snapshots are written first, so the next start loads them instead of rebuilding.
+      await records.flush();
       if (!durable) await store.close();
     },
   };

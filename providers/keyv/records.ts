@@ -5,11 +5,24 @@ import type { ListPage, MemoryRecord, SearchHit, SearchRequest, StoreRequest } f
 import type { Collection, Store } from '../../core/store.ts';
 import { enc } from './ids.ts';
 import { scanAll } from './scan.ts';
-import { fuse, NamespaceIndex } from './search-index.ts';
+import { yieldToLoop } from './index-snapshot.ts';
+import { fuse, NamespaceIndex, normaliseTerm } from './search-index.ts';
+import { type SnapshotManifest, SnapshotStore } from './snapshot-store.ts';
+
+/** Work between two yields while indexing records, so a build never holds other requests up for long. */
+const BUILD_SLICE_MS = 8;
+/** Quiet time after the last write before a namespace's snapshot is rewritten (a burst of writes costs one). */
+const SNAPSHOT_DEBOUNCE_MS = 2000;
+
+interface Build {
+  version: string;
+  promise: Promise<NamespaceIndex>;
+}
 
 /**
  * Key-value records per namespace on the core store, with a search index per
- * namespace kept in memory.
+ * namespace kept in memory (keys, lengths and postings: no content, see
+ * search-index.ts), persisted as a snapshot on durable stores.
  *
  * Replicas sharing one Redis: every write bumps the namespace's version key
  * (a fresh UUID); a read first fetches that key (one round trip) and rebuilds
@@ -21,13 +34,26 @@ import { fuse, NamespaceIndex } from './search-index.ts';
  * writing the same namespace within one store round trip of each other can
  * leave the last writer's index without the other's record until the next
  * write from elsewhere or a restart.
+ *
+ * Building: an index is loaded from the namespace's snapshot when the snapshot's
+ * version is the current one, else built from every record. Either way the work
+ * runs in slices that yield to the event loop (setImmediate), so the first search
+ * of a big cold namespace does not stall other requests; searches that arrive
+ * meanwhile await that one build. After a build from records, and a few seconds
+ * after the last write, the index is written back as the snapshot (durable stores only).
  */
 export class RecordStore {
   private readonly indexes = new Map<string, NamespaceIndex>();
-  private readonly building = new Map<string, { version: string; promise: Promise<NamespaceIndex> }>();
+  private readonly building = new Map<string, Build>();
   private readonly versions: Collection<string>;
   private readonly namespaceList: Collection<{ created_at: string }>;
   private readonly vectors = new Map<string, Map<string, number[]>>();
+  /** Undefined on the in-process store, where nothing outlives the process. */
+  private readonly snapshots?: SnapshotStore;
+  private readonly saveTimers = new Map<string, NodeJS.Timeout>();
+  private readonly saving = new Map<string, Promise<void>>();
+  /** The version each namespace's snapshot was last written (or loaded) at. */
+  private readonly savedVersion = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -36,6 +62,7 @@ export class RecordStore {
   ) {
     this.versions = store.collection(`${prefix}:ns-version`);
     this.namespaceList = store.collection(`${prefix}:namespaces`);
+    if (store.backend !== 'memory') this.snapshots = new SnapshotStore(store, prefix);
   }
 
   /** Per namespace, so a retrieve does not rebuild and re-encode the collection name (the store caches collections by name too). */
@@ -54,7 +81,10 @@ export class RecordStore {
   private async bump(ns: string, index?: NamespaceIndex): Promise<void> {
     const v = randomUUID();
     await this.versions.set(ns, v);
-    if (index) index.version = v;
+    if (index) {
+      index.version = v;
+      this.scheduleSnapshot(ns, SNAPSHOT_DEBOUNCE_MS);
+    }
   }
 
   async put(ns: string, req: StoreRequest): Promise<MemoryRecord> {
@@ -79,7 +109,8 @@ export class RecordStore {
       this.vectors.get(ns)?.set(req.key, vec);
     }
     const index = await this.currentIndex(ns);
-    index?.put(record);
+    // The store's previous content is what the index holds for the key (the index was current).
+    index?.put(record, existing?.content);
     await this.bump(ns, index);
     return record;
   }
@@ -88,21 +119,39 @@ export class RecordStore {
     return this.col(ns).get(key);
   }
 
+  /** Records for keys in order, read from the store; a key deleted since the index answered is skipped. */
+  private async render<T>(ns: string, keys: string[], wrap: (r: MemoryRecord, i: number) => T): Promise<T[]> {
+    if (!keys.length) return [];
+    const got = await this.col(ns).getMany(keys);
+    const out: T[] = [];
+    got.forEach((r, i) => {
+      if (r) out.push(wrap(r, i));
+    });
+    return out;
+  }
+
   async list(ns: string, page: ListPage): Promise<{ records: MemoryRecord[]; total: number }> {
-    // The namespace index already holds every record (and is checked against the store's version).
+    // The namespace index knows every key and its update time (and is checked against the store's version).
     // Newest first: what a person browsing memory expects to see on page one (order cached until the next change).
-    const all = (await this.index(ns)).byRecency();
-    return { records: all.slice(page.offset, page.offset + page.limit), total: all.length };
+    const index = await this.index(ns);
+    const keys = index.keysByRecency().slice(page.offset, page.offset + page.limit);
+    return { records: await this.render(ns, keys, (r) => r), total: index.size };
   }
 
   async delete(ns: string, key: string): Promise<boolean> {
-    const gone = await this.col(ns).delete(key);
+    const col = this.col(ns);
+    // Read first: its content names the postings the index must release.
+    const old = await col.get(key);
+    const gone = await col.delete(key);
     if (gone) {
       await this.vecCol(ns).delete(key);
       this.vectors.get(ns)?.delete(key);
       const index = await this.currentIndex(ns);
-      index?.remove(key);
-      await this.bump(ns, index);
+      if (index) {
+        if (old) index.remove(key, old.content);
+        else this.indexes.delete(ns); // deleted by someone else between our read and delete: rebuild
+      }
+      await this.bump(ns, this.indexes.get(ns) === index ? index : undefined);
     }
     return gone;
   }
@@ -139,22 +188,90 @@ export class RecordStore {
     const version = (await this.versions.get(ns)) ?? '';
     const cached = this.indexes.get(ns);
     if (cached && cached.version === version) return cached;
-    // Requests that arrive while a namespace is being indexed (seconds at 100,000
-    // records) wait for that build instead of starting their own.
+    // Requests that arrive while a namespace is being indexed wait for that build instead of starting their own.
     const pending = this.building.get(ns);
     if (pending && pending.version === version) return pending.promise;
-    const promise = (async () => {
-      const index = new NamespaceIndex(version);
-      for (const [, r] of await scanAll(this.col(ns))) index.put(r);
-      // A write during the build bumped the version: this index is kept but the next read rebuilds.
+    const build: Build = { version, promise: undefined as unknown as Promise<NamespaceIndex> };
+    build.promise = this.build(ns, build).finally(() => {
+      if (this.building.get(ns) === build) this.building.delete(ns);
+    });
+    this.building.set(ns, build);
+    return build.promise;
+  }
+
+  /** The index of `build.version`: from the snapshot when it is of that version, else from every record, in slices. */
+  private async build(ns: string, build: Build): Promise<NamespaceIndex> {
+    const loaded = await this.snapshots?.load(ns, build.version, normaliseTerm).catch(() => undefined);
+    let index: NamespaceIndex;
+    if (loaded) {
+      index = new NamespaceIndex(build.version, loaded.index);
+      this.savedVersion.set(ns, build.version);
+    } else {
+      index = new NamespaceIndex(build.version);
+      let start = performance.now();
+      let n = 0;
+      // A write during the build bumps the version: this index is then kept but the next read rebuilds.
+      for await (const [, r] of this.col(ns).entries()) {
+        index.put(r);
+        if ((++n & 255) === 0 && performance.now() - start > BUILD_SLICE_MS) {
+          await yieldToLoop();
+          start = performance.now();
+        }
+      }
+      index.lexical.trim();
+    }
+    // A build of an older version that ends after a newer one started does not replace that one's result.
+    if (this.building.get(ns) === build || !this.indexes.has(ns)) {
       this.indexes.set(ns, index);
       this.vectors.delete(ns);
-      return index;
-    })().finally(() => {
-      if (this.building.get(ns)?.promise === promise) this.building.delete(ns);
-    });
-    this.building.set(ns, { version, promise });
-    return promise;
+    }
+    if (!loaded) this.scheduleSnapshot(ns, 0);
+    return index;
+  }
+
+  /** Writes the namespace's snapshot after `delayMs` (restarted by each call), unless it is current already. */
+  private scheduleSnapshot(ns: string, delayMs: number): void {
+    if (!this.snapshots) return;
+    clearTimeout(this.saveTimers.get(ns));
+    const timer = setTimeout(() => {
+      this.saveTimers.delete(ns);
+      void this.saveSnapshot(ns);
+    }, delayMs);
+    timer.unref();
+    this.saveTimers.set(ns, timer);
+  }
+
+  /** One save per namespace at a time; failures are left for the next save (the snapshot only saves work). */
+  private saveSnapshot(ns: string): Promise<void> {
+    const running = this.saving.get(ns);
+    if (running) return running.then(() => this.saveSnapshot(ns));
+    const p = (async () => {
+      const index = this.indexes.get(ns);
+      if (!index || !this.snapshots || this.savedVersion.get(ns) === index.version) return;
+      const version = index.version;
+      if (((await this.versions.get(ns)) ?? '') !== version) return; // stale: whoever is current saves
+      if (await this.snapshots.save(ns, version, index.lexical)) this.savedVersion.set(ns, version);
+      else if (this.indexes.get(ns) === index) this.scheduleSnapshot(ns, SNAPSHOT_DEBOUNCE_MS); // changed meanwhile
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.saving.get(ns) === p) this.saving.delete(ns);
+      });
+    this.saving.set(ns, p);
+    return p;
+  }
+
+  /** Writes every pending snapshot now (provider close: a restart then loads instead of rebuilding). */
+  async flush(): Promise<void> {
+    const pending = [...this.saveTimers.keys()];
+    for (const ns of pending) clearTimeout(this.saveTimers.get(ns));
+    this.saveTimers.clear();
+    await Promise.all([...pending.map((ns) => this.saveSnapshot(ns)), ...this.saving.values()]);
+  }
+
+  /** The manifest of a namespace's persisted index (tests and benches: what a restart would load). */
+  snapshotManifest(ns: string): Promise<SnapshotManifest | undefined> {
+    return this.snapshots?.manifest(ns) ?? Promise.resolve(undefined);
   }
 
   private async vectorsOf(ns: string): Promise<Map<string, number[]>> {
@@ -174,9 +291,16 @@ export class RecordStore {
     const index = await this.index(ns);
     const lexical = index.search(query, topK * 2, req.filters);
     const embedder = this.embedder?.();
-    if (!embedder?.embed) return lexical.slice(0, topK);
-    const [qvec] = await this.embed(embedder, query);
-    const semantic = index.rankByVector(qvec, await this.vectorsOf(ns), topK * 2, req.filters);
-    return fuse(lexical, semantic, topK);
+    let ranked = lexical.slice(0, topK);
+    if (embedder?.embed) {
+      const [qvec] = await this.embed(embedder, query);
+      const semantic = index.rankByVector(qvec, await this.vectorsOf(ns), topK * 2, req.filters);
+      ranked = fuse(lexical, semantic, topK);
+    }
+    return this.render(
+      ns,
+      ranked.map((h) => h.key),
+      (record, i) => ({ record, score: ranked[i].score }),
+    );
   }
 }

@@ -1,5 +1,5 @@
-import type { MemoryRecord, SearchHit } from '../../core/primitives/memory.ts';
-import { Bm25Index } from './bm25-index.ts';
+import type { MemoryRecord } from '../../core/primitives/memory.ts';
+import { Bm25Index, type ScoredDoc } from './bm25-index.ts';
 
 const STOP_WORDS = new Set(
   'a an and are as at be but by for from has have i if in into is it its of on or our so that the their then there these they this to was we were will with you your'.split(
@@ -28,96 +28,101 @@ export function normaliseTerm(term: string): string | null {
   return stem;
 }
 
+/** Whether a record's metadata matches every filter (top-level keys, exact JSON equality). */
+export function matchesFilters(
+  metadata: Record<string, unknown> | undefined,
+  filters?: Record<string, unknown>,
+): boolean {
+  return !filters || Object.entries(filters).every(([k, v]) => JSON.stringify(metadata?.[k]) === JSON.stringify(v));
+}
+
 /**
- * One namespace's records in memory with a BM25 index (bm25-index.ts: top-k by
- * MaxScore, see there why it replaced MiniSearch) over key and content. Built from the store on first use and kept current by the writes
- * of this process; `version` says which store generation it reflects.
+ * One namespace's search index (bm25-index.ts: top-k by MaxScore, see there why
+ * it replaced MiniSearch) over key and content. It holds no record content: hits
+ * are keys and scores, and the caller reads the records from the store to answer
+ * (issue 26: no second copy of the content held only for the index). Built from
+ * the store (or loaded from a snapshot) on first use and kept current by the
+ * writes of this process; `version` says which store generation it reflects.
  */
 export class NamespaceIndex {
-  readonly records = new Map<string, MemoryRecord>();
   // Terms are stemmed and stop words dropped at index time, so "programs" finds
   // "programming" without query-time fuzzy expansion: that multiplies the
   // postings a query walks. Prefix matching is kept for one-word queries, where it is cheap.
-  readonly lexical = new Bm25Index(normaliseTerm);
+  lexical: Bm25Index;
 
-  constructor(public version: string) {}
+  constructor(
+    public version: string,
+    lexical?: Bm25Index,
+  ) {
+    this.lexical = lexical ?? new Bm25Index(normaliseTerm);
+  }
 
-  /** Records newest first, for list pages; dropped by any change and rebuilt on the next list. */
-  private newestFirst?: MemoryRecord[];
+  /** Keys newest first, for list pages; dropped by any change and rebuilt on the next list. */
+  private newestFirst?: string[];
 
-  byRecency(): MemoryRecord[] {
-    this.newestFirst ??= [...this.records.values()].sort((a, b) =>
-      a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : a.key.localeCompare(b.key),
-    );
+  get size(): number {
+    return this.lexical.size;
+  }
+
+  keysByRecency(): string[] {
+    this.newestFirst ??= this.lexical.keysByRecency();
     return this.newestFirst;
   }
 
-  put(r: MemoryRecord): void {
+  /** `previous` is the content the store held for this key before the write (its terms are released). */
+  put(r: MemoryRecord, previous?: string): void {
     this.newestFirst = undefined;
-    const old = this.records.get(r.key);
-    if (old) this.lexical.remove(old.key, old.content);
-    this.records.set(r.key, r);
-    this.lexical.add(r.key, r.content);
+    const updated = Date.parse(r.updated_at);
+    this.lexical.add(
+      r.key,
+      r.content,
+      { updated: Number.isNaN(updated) ? 0 : updated, metadata: r.metadata },
+      previous,
+    );
   }
 
-  remove(key: string): void {
-    const old = this.records.get(key);
-    if (!old) return;
-    this.records.delete(key);
+  remove(key: string, content: string): void {
+    if (!this.lexical.has(key)) return;
     this.newestFirst = undefined;
-    this.lexical.remove(key, old.content);
+    this.lexical.remove(key, content);
   }
 
-  /** Lexical hits, best first, with metadata filters applied before the cut to top_k. */
-  search(query: string, topK: number, filters?: Record<string, unknown>): SearchHit[] {
-    const matches = (r: MemoryRecord) =>
-      !filters || Object.entries(filters).every(([k, v]) => JSON.stringify(r.metadata?.[k]) === JSON.stringify(v));
-    const accept = (key: string) => {
-      const r = this.records.get(key);
-      return r !== undefined && matches(r);
-    };
-    return this.lexical
-      .search(query, topK, filters ? accept : undefined)
-      .map((h) => ({ record: this.records.get(h.key) as MemoryRecord, score: h.score }));
+  /** Lexical hits (keys), best first, with metadata filters applied before the cut to top_k. */
+  search(query: string, topK: number, filters?: Record<string, unknown>): ScoredDoc[] {
+    const accept = (key: string) => this.lexical.has(key) && matchesFilters(this.lexical.metadataOf(key), filters);
+    return this.lexical.search(query, topK, filters ? accept : undefined);
   }
 
-  /** Every record with a key, best-first by cosine similarity to `query` (semantic ranking). */
+  /** Every indexed record with a vector, best-first by cosine similarity to `query` (semantic ranking). */
   rankByVector(
     query: number[],
     vectors: Map<string, number[]>,
     topK: number,
     filters?: Record<string, unknown>,
-  ): SearchHit[] {
+  ): ScoredDoc[] {
     const norm = Math.hypot(...query) || 1;
-    const scored: SearchHit[] = [];
+    const scored: ScoredDoc[] = [];
     for (const [key, vec] of vectors) {
-      const record = this.records.get(key);
-      if (!record) continue;
-      if (
-        filters &&
-        !Object.entries(filters).every(([k, v]) => JSON.stringify(record.metadata?.[k]) === JSON.stringify(v))
-      )
-        continue;
+      if (!this.lexical.has(key)) continue;
+      if (filters && !matchesFilters(this.lexical.metadataOf(key), filters)) continue;
       let dot = 0;
       for (let i = 0; i < Math.min(vec.length, query.length); i++) dot += vec[i] * query[i];
-      scored.push({ record, score: dot / (norm * (Math.hypot(...vec) || 1)) });
+      scored.push({ key, score: dot / (norm * (Math.hypot(...vec) || 1)) });
     }
     return scored.sort((a, b) => b.score - a.score).slice(0, topK);
   }
 }
 
 /** Reciprocal rank fusion of two rankings (k = 60), so lexical and semantic scores need no common scale. */
-export function fuse(a: SearchHit[], b: SearchHit[], topK: number): SearchHit[] {
-  const score = new Map<string, { hit: SearchHit; s: number }>();
+export function fuse(a: ScoredDoc[], b: ScoredDoc[], topK: number): ScoredDoc[] {
+  const score = new Map<string, number>();
   for (const list of [a, b]) {
     list.forEach((hit, rank) => {
-      const e = score.get(hit.record.key) ?? { hit, s: 0 };
-      e.s += 1 / (60 + rank + 1);
-      score.set(hit.record.key, e);
+      score.set(hit.key, (score.get(hit.key) ?? 0) + 1 / (60 + rank + 1));
     });
   }
-  return [...score.values()]
-    .sort((x, y) => y.s - x.s)
+  return [...score]
+    .sort((x, y) => y[1] - x[1])
     .slice(0, topK)
-    .map((e) => ({ record: e.hit.record, score: e.s }));
+    .map(([key, s]) => ({ key, score: s }));
 }
