@@ -104,3 +104,51 @@ t.test('a broad query over many records: top-k agrees and the best record ranks 
   t.equal(pruned[0].key, 'short', 'the shortest record holding the term scores highest');
   t.equal(idx.search('nothing-here', 10).length, 0);
 });
+
+t.test('a snapshot decodes to an index that ranks exactly as the one encoded', async (t) => {
+  const { encodeIndex, decodeIndex } = await import('../../providers/keyv/index-snapshot.ts');
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(op, { minLength: 1, maxLength: 80 }),
+      query,
+      fc.integer({ min: 1, max: 10 }),
+      async (ops, q, k) => {
+        const { idx } = build(ops);
+        const bytes = await encodeIndex(idx);
+        if (!bytes) return false;
+        const back = await decodeIndex(bytes, normaliseTerm);
+        return (
+          back.size === idx.size &&
+          same(t, back.search(q, k), idx.search(q, k)) &&
+          same(t, back.search(q, k), back.exhaustive(q, k))
+        );
+      },
+    ),
+    { numRuns: 150, seed: 11 },
+  );
+  t.pass('150 generated corpora round-tripped');
+});
+
+t.test('renumbering after heavy churn and wide term counts keep the equivalence', async (t) => {
+  const idx = new Bm25Index(normaliseTerm);
+  const contents = new Map<string, string>();
+  // 3,000 replaces of 100 keys: dead ids pile up until the table is renumbered.
+  for (let i = 0; i < 3000; i++) {
+    const key = `k${i % 100}`;
+    const content = `common ${VOCAB[i % VOCAB.length]} ${VOCAB[(i * 5) % VOCAB.length]} n${i % 7}`;
+    idx.add(key, content, {}, contents.get(key));
+    contents.set(key, content);
+  }
+  t.equal(idx.size, 100);
+  t.ok(idx.slots < 3000, `dead ids were renumbered away (${idx.slots} ids for 100 records)`);
+  // A term counted past 8 and 16 bits widens its postings' counts without changing the ranking.
+  idx.add('wide', `${'alpha '.repeat(300)}common`);
+  idx.add('wider', `${'alpha '.repeat(70_000)}common`);
+  for (const q of ['common', 'alpha', 'common alpha', 'alpha n3', 'n3 common golf']) {
+    t.same(idx.search(q, 7), idx.exhaustive(q, 7), q);
+  }
+  t.equal(idx.search('alpha', 1)[0].key, 'wider', 'the largest count is kept exactly');
+  const { encodeIndex, decodeIndex } = await import('../../providers/keyv/index-snapshot.ts');
+  const back = await decodeIndex((await encodeIndex(idx)) as Buffer, normaliseTerm);
+  t.same(back.search('alpha common', 10), idx.search('alpha common', 10), 'and survive a snapshot');
+});
