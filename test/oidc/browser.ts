@@ -55,3 +55,47 @@ export async function signIn(authorizationUrl: string, login: string, callbackPr
   }
   throw new Error(`no redirect to ${callbackPrefix} after 20 steps (last at ${url})`);
 }
+
+/**
+ * A user's access token from the test issuer by the whole authorization code
+ * flow (PKCE S256): the client's authorization URL, signIn(), and the code
+ * exchanged at the token endpoint. With the issuer's default resource the
+ * token is a JWT for that resource (audience `switchboard` by default).
+ */
+export async function userAccessToken(
+  issuer: string,
+  client: { id: string; secret: string; redirectUri: string },
+  login: string,
+  scope = 'openid',
+): Promise<string> {
+  const { createHash, randomBytes } = await import('node:crypto');
+  const verifier = randomBytes(32).toString('base64url');
+  const authz = new URL(`${issuer}/auth`);
+  authz.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.id,
+    redirect_uri: client.redirectUri,
+    scope,
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const code = new URL(await signIn(authz.toString(), login, client.redirectUri)).searchParams.get('code');
+  if (!code) throw new Error(`no code for ${login}`);
+  const res = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      code_verifier: verifier,
+    }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!res.ok || !body.access_token) throw new Error(`code exchange failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../core/errors.ts';
 import { callerCredentials } from '../credentials-headers.ts';
 import { loadSecrets } from '../../../core/secrets.ts';
 import { credentialVault } from './attributes.ts';
 import { credentialsSettings, type CredentialsSettings } from './settings.ts';
+import { oidcSource } from './oidc-source.ts';
+import type { AuthBackend } from '../../../core/primitives/auth.ts';
 
 const tags = ['credentials'];
 const ATTRIBUTE_NAME = '^[A-Za-z0-9_.:-]{1,128}$';
@@ -41,7 +44,9 @@ const Status = Type.Object({
 /**
  * Where this request's provider credentials come from (spec 5.7): the server's
  * own in `always` mode; otherwise pass-through headers, then the caller's
- * stored profile attributes, then the server's in `fallback` mode.
+ * profile (`oidc`: the identity provider's userinfo attributes when
+ * platform.credentials.oidc is set, or attributes stored here with PUT), then
+ * the server's in `fallback` mode.
  */
 function resolveSource(
   settings: CredentialsSettings,
@@ -67,6 +72,25 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const settings = credentialsSettings(app.sb.settings.config.platform);
   const vault = credentialVault(app.sb.store, loadSecrets(app.sb.settings.dataDir, process.env).encryptionKey);
   const principalId = (request: { principal?: { id: string } }) => request.principal!.id;
+  const idp =
+    settings.oidc &&
+    oidcSource(settings.oidc, () => {
+      const auth = app.sb.providers.get<AuthBackend>('auth');
+      const issuer = auth?.type === 'jwt' ? auth.publicConfig().issuer : undefined;
+      return typeof issuer === 'string' ? issuer : undefined;
+    });
+  /** The caller's OIDC access token: a compact JWS in Authorization (API keys and cookies have no userinfo). */
+  const oidcToken = (headers: Record<string, string | string[] | undefined>) => {
+    const raw = headers.authorization;
+    const m = typeof raw === 'string' ? /^bearer\s+(\S+)$/i.exec(raw) : null;
+    return m && m[1].split('.').length === 3 ? m[1] : undefined;
+  };
+  /** Whether the caller's identity-provider profile, or the attributes stored here for them, hold credentials. */
+  const hasProfile = async (request: FastifyRequest) => {
+    const token = idp ? oidcToken(request.headers) : undefined;
+    if (token && idp && Object.keys(await idp.resolve(token)).length > 0) return true;
+    return vault.has(principalId(request));
+  };
 
   app.get(
     '/',
@@ -100,9 +124,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const creds = callerCredentials(request.headers);
       const hasHeaders = Object.keys(creds.service).length > 0 || Boolean(creds.cloud?.accessKeyId);
-      const hasProfile = settings.server_credentials !== 'always' && (await vault.has(principalId(request)));
+      // The profile is read only when it can decide the answer (not in `always` mode, not when headers win).
+      const profile = settings.server_credentials !== 'always' && !hasHeaders && (await hasProfile(request));
       return {
-        source: resolveSource(settings, hasHeaders, hasProfile),
+        source: resolveSource(settings, hasHeaders, profile),
         aws_configured: Boolean(settings.cloud_role_arn),
         server_credentials: settings.server_credentials,
         required_credentials: settings.required_credentials,
