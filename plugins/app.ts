@@ -19,6 +19,7 @@ import { createRootLogger, requestLoggerFactory } from './ops/logging.ts';
 import metrics from './ops/metrics.ts';
 import openapi from './ops/openapi.ts';
 import ops from './ops/index.ts';
+import consolePlugin from './console/index.ts';
 import landingPage from './pages/landing.ts';
 import platform from './platform/index.ts';
 import registry from './registry/index.ts';
@@ -131,6 +132,8 @@ export async function buildApp(opts: BuildOptions = {}): Promise<FastifyInstance
   });
   await app.register(openapi);
   await app.register(ops);
+  // Before the pages and surfaces: its onRoute hook sends browsers on their HTML routes to the console.
+  await app.register(consolePlugin);
   await app.register(landingPage);
   if (opts.beforeSurfaces) await opts.beforeSurfaces(app as unknown as FastifyInstance);
   if (settings.surfaces.includes('platform')) await app.register(platform);

@@ -18,6 +18,7 @@ import { build, stop } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeUi } from './build-ui.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -92,9 +93,21 @@ export async function buildDist(out = join(ROOT, 'dist')) {
       return false;
     }
   }
+  /** The web console (dist/ui, scripts/build-ui.mjs) has its own staleness check: a UI edit rebuilds only it. */
+  async function ui() {
+    try {
+      await writeUi(ROOT, join(OUT, 'ui'));
+      return true;
+    } catch (err) {
+      console.error(`build: the web console failed to bundle: ${err.message}`);
+      return false;
+    } finally {
+      await stop();
+    }
+  }
   if (upToDate()) {
     if (process.env.SB_BUILD_VERBOSE) console.error('build: dist/ is up to date');
-    return true;
+    return ui();
   }
 
   const started = performance.now();
@@ -137,7 +150,7 @@ export async function buildDist(out = join(ROOT, 'dist')) {
   rmSync(OUT, { recursive: true, force: true });
   renameSync(STAGE, OUT);
   if (process.env.SB_BUILD_VERBOSE) console.error(`build: dist/ in ${Math.round(performance.now() - started)} ms`);
-  return true;
+  return ui();
 }
 
 // Run as a script (`npm run build`): `--outdir <dir>` (tests build their own copy). It must sit inside the

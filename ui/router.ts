@@ -13,8 +13,11 @@ export interface Location {
   query: URLSearchParams;
 }
 
+/** The server answers its login URLs (/login, /api/auth/login) with the console, which shows its login page. */
+const LOGIN_URLS = new Set(['/login', '/api/auth/login']);
+
 function read(): Location {
-  const p = window.location.pathname;
+  const p = LOGIN_URLS.has(window.location.pathname.replace(/\/+$/, '')) ? `${BASE}/login` : window.location.pathname;
   const path = p === BASE || p === `${BASE}/` ? '/' : p.startsWith(`${BASE}/`) ? p.slice(BASE.length) : p;
   return { path: path.replace(/\/+$/, '') || '/', query: new URLSearchParams(window.location.search) };
 }
