@@ -121,7 +121,7 @@ export class ScanService implements ScanHook {
   }
 
   /** Registration-time verdict; a refused registration is a 503 that names the failure. */
-  private verdict(kind: Subject, d: Decision): ScanVerdict {
+  private verdict(d: Decision): ScanVerdict {
     if (d.refuse)
       throw new SwitchboardError(
         503,
@@ -138,17 +138,17 @@ export class ScanService implements ScanHook {
 
   async server(record: ServerRecord): Promise<ScanVerdict> {
     if (!this.registrationScans('server')) return { blocked: false };
-    return this.verdict('server', await this.scanServer(record));
+    return this.verdict(await this.scanServer(record));
   }
 
   async agent(record: AgentRecord): Promise<ScanVerdict> {
     if (!this.registrationScans('agent')) return { blocked: false };
-    return this.verdict('agent', await this.scanAgent(record));
+    return this.verdict(await this.scanAgent(record));
   }
 
   async skill(record: SkillRecord): Promise<ScanVerdict> {
     if (!this.registrationScans('skill')) return { blocked: false };
-    return this.verdict('skill', await this.scanSkill(record));
+    return this.verdict(await this.scanSkill(record));
   }
 
   /**
