@@ -6,6 +6,12 @@ import { join } from 'node:path';
 import { buildApp } from '../plugins/app.ts';
 import { startBanner } from './start-banner.ts';
 
+// Subcommands live in their own files; `switchboard scan` is the periodic security scan (spec 4.10.1).
+if (process.argv[2] === 'scan') {
+  const { runScanCli } = await import('./scan.ts');
+  process.exit(await runScanCli(process.argv.slice(3)));
+}
+
 const started = performance.now();
 const { values } = parseArgs({
   options: { surfaces: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
