@@ -5,7 +5,7 @@ import { conflict, forbidden, notFound } from '../../../core/errors.ts';
 import { hasPermission } from '../auth/access.ts';
 import type { UserContext } from '../auth/context.ts';
 import { agentVisibility, agentVisible, can, ownsOrAdmin } from './access.ts';
-import { agentCard, AgentBody, buildAgent, normalizeAgentPath, type AgentBodyT } from './agent-input.ts';
+import { agentCard, AgentBody, buildAgent, normalizeAgentPath } from './agent-input.ts';
 import { AgentCardSchema, AgentListItem } from './agent-views.ts';
 import type { AgentRecord } from './records.ts';
 import { applyVerdict, reviewed, SECURITY_PENDING } from './scan.ts';
@@ -59,7 +59,7 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const draft = buildAgent(request.body as AgentBodyT, user);
+      const draft = buildAgent(request.body, user);
       if (!hasPermission(user, 'publish_agent', draft.path) && !(user.is_admin && !user.resource)) {
         throw forbidden(
           'SB_ERR_REGISTRY_FORBIDDEN',
@@ -163,7 +163,7 @@ export default async function agentRoutes(fastify: FastifyInstance): Promise<voi
           'SB_ERR_REGISTRY_NOT_OWNER',
           `Only the owner of ${existing.path} (${existing.registered_by}) or an admin may change it`,
         );
-      const next = buildAgent(request.body as AgentBodyT, user, existing, existing.path);
+      const next = buildAgent(request.body, user, existing, existing.path);
       if (existing.tags.includes(SECURITY_PENDING) && !next.tags.includes(SECURITY_PENDING))
         next.tags.push(SECURITY_PENDING);
       await agents.set(next.path, next);

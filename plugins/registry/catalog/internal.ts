@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest, notFound } from '../../../core/errors.ts';
 import { requireBasicAdmin } from './access.ts';
-import { parseBool, parseTags, ServerBody, type ServerBodyT } from './server-input.ts';
+import { parseBool, parseTags, ServerBody } from './server-input.ts';
 import { pathParam, registerServer, registrationSummary } from './server-actions.ts';
 import { ErrorResponses, GroupsResult } from './shared-schemas.ts';
 import { registryAuthOf } from '../auth/index.ts';
@@ -66,7 +66,7 @@ export default async function internalRoutes(fastify: FastifyInstance): Promise<
     },
     async (request, reply) => {
       const admin = requireBasicAdmin(request);
-      const body = request.body as ServerBodyT;
+      const body = request.body;
       const overwrite = parseBool(body.overwrite, 'overwrite') ?? false;
       const { record, created } = await registerServer(catalog, admin, body, {
         via: 'POST /api/internal/register',

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireCan } from './access.ts';
 import { editFormHtml, sessionCsrf } from './html.ts';
 import { currentUser, pathParam, registerServer, registrationSummary } from './server-actions.ts';
-import { ServerBody, type ServerBodyT } from './server-input.ts';
+import { ServerBody } from './server-input.ts';
 import { ErrorResponses } from './shared-schemas.ts';
 import { editServer, toggleServer } from './ui.ts';
 
@@ -38,7 +38,7 @@ export default async function legacyRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request, reply) => {
-      const { record, created } = await registerServer(catalog, currentUser(request), request.body as ServerBodyT, {
+      const { record, created } = await registerServer(catalog, currentUser(request), request.body, {
         via: 'POST /register',
         existsStatus: 400,
       });
@@ -103,14 +103,10 @@ export default async function legacyRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request, reply) => {
-      await editServer(
-        fastify,
-        currentUser(request),
-        request.params.server,
-        request.body as ServerBodyT,
-        'POST /edit/{path}',
-        ['name', 'proxy_pass_url'],
-      );
+      await editServer(fastify, currentUser(request), request.params.server, request.body, 'POST /edit/{path}', [
+        'name',
+        'proxy_pass_url',
+      ]);
       return reply.redirect('/api/', 303);
     },
   );

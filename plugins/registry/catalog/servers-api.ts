@@ -13,7 +13,7 @@ import {
   registrationSummary,
   visibleServer,
 } from './server-actions.ts';
-import { parseBool, parseServerFields, parseTags, ServerBody, type ServerBodyT } from './server-input.ts';
+import { parseBool, parseServerFields, parseTags, ServerBody } from './server-input.ts';
 import { ServerDetail, serverDetail, versionsOf } from './server-views.ts';
 import { ErrorResponses, Message, GroupsResult } from './shared-schemas.ts';
 import { registryAuthOf } from '../auth/index.ts';
@@ -95,7 +95,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const { record, created, scan } = await registerServer(catalog, user, request.body as ServerBodyT, {
+      const { record, created, scan } = await registerServer(catalog, user, request.body, {
         via: 'POST /api/servers/register',
       });
       return reply.status(201).send(registrationSummary(record, created, scan));
@@ -222,14 +222,14 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
       const path = pathParam(request.params.server);
       catalog.servers.require(path);
       requireCan(user, 'modify_service', path);
-      const body = request.body as ServerBodyT;
+      const body = request.body;
       const fields = parseServerFields(body);
       if (fields.path && fields.path !== path)
         throw badRequest(
           'SB_ERR_REGISTRY_INVALID_PATH',
           `The path of a server cannot change (${path} -> ${fields.path}); register a new one`,
         );
-      const credTouched = ['auth_scheme', 'auth_credential', 'auth_header_name'].some(
+      const credTouched = (['auth_scheme', 'auth_credential', 'auth_header_name'] as const).some(
         (k) => body[k] !== undefined && body[k] !== '',
       );
       if (credTouched) requireCredentialRight(user, path);
@@ -400,7 +400,7 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
         const switched = await catalog.servers.setDefaultVersion(path, version);
         return reply.status(201).send(versionsOf(switched!));
       }
-      const fields = parseServerFields(request.body as ServerBodyT);
+      const fields = parseServerFields(request.body);
       await refuseBlockedBackends(catalog, fields);
       if (!set_as_default) {
         const listed = await catalog.servers.addVersion(path, {

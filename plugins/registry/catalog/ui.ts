@@ -172,7 +172,7 @@ export default async function uiRoutes(fastify: FastifyInstance): Promise<void> 
       },
     },
     async (request, reply) => {
-      const { record, created } = await registerServer(catalog, currentUser(request), request.body as ServerBodyT, {
+      const { record, created } = await registerServer(catalog, currentUser(request), request.body, {
         via: 'POST /api/register',
         existsStatus: 400,
       });
@@ -206,13 +206,7 @@ export default async function uiRoutes(fastify: FastifyInstance): Promise<void> 
       },
     },
     async (request, reply) => {
-      await editServer(
-        fastify,
-        currentUser(request),
-        request.params.server,
-        request.body as ServerBodyT,
-        'POST /api/edit/{path}',
-      );
+      await editServer(fastify, currentUser(request), request.params.server, request.body, 'POST /api/edit/{path}');
       return reply.redirect('/api/', 303);
     },
   );
