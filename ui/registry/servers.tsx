@@ -43,6 +43,8 @@ export function ServersPage() {
     const list = (servers ?? []).map((s) => ({ ...s, health_status: live[s.path]?.status ?? s.health_status }));
     return list.filter(
       (s) =>
+        // A disabled server is of use only to who may switch it back on: others do not see it in the console.
+        (s.is_enabled || can('toggle_service', s.path) || can('modify_service', s.path)) &&
         (!tag || s.tags.includes(tag)) &&
         (!state ||
           (state === 'enabled' && s.is_enabled) ||
