@@ -21,6 +21,16 @@ const bearerOf = (v: string | string[] | undefined) => {
   return raw && /^bearer /i.test(raw) ? raw.slice(7).trim() : undefined;
 };
 
+/** A remote registry that could not be reached (connection refused, reset, DNS): a 503 naming it, not a tool failure. */
+export class RegistryUnreachable extends Error {}
+
+/** The RegistryUnreachable somewhere in an error's cause chain (the MCP SDK and the pool wrap what fetch threw). */
+export function unreachableIn(err: unknown): RegistryUnreachable | undefined {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof RegistryUnreachable) return e;
+  return undefined;
+}
+
 /**
  * A link to a registry in another process: plain HTTP with the caller's own
  * registry token (X-Authorization), else the token the operator configured.
@@ -29,7 +39,17 @@ export function remoteLink(url: string, token: string | undefined): RegistryLink
   const base = url.replace(/\/+$/, '');
   return {
     baseUrl: base,
-    fetch: (u, init) => fetch(u, init),
+    fetch: async (u, init) => {
+      try {
+        return await fetch(u, init);
+      } catch (err) {
+        // An abort is the caller's timeout, not the registry being away.
+        if ((err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError') throw err;
+        throw new RegistryUnreachable(`The registry at ${base} cannot be reached: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+    },
     callerToken: async (h: RequestHeaders) => bearerOf(h['x-authorization']),
     tokenFor: async () => {
       if (!token)

@@ -3,6 +3,7 @@ import type { McpServer, Tool } from '../../core/primitives/tools.ts';
 import type { RegistryLink } from '../../core/registry-link.ts';
 import { ToolAccessDenied } from '../../core/primitives/tools.ts';
 import { qualify } from './names.ts';
+import { RegistryUnreachable } from './access.ts';
 
 /** The fields of the registry's server detail this provider reads. */
 interface ServerDetail {
@@ -75,6 +76,53 @@ export class RegistryCatalog {
     return view;
   }
 
+  /**
+   * The registry's own ranking of its tools for `query` (POST /api/search/semantic,
+   * the engine the registry's search uses), kept to the tools this caller can
+   * invoke (the view's enabled, healthy servers). Undefined when the registry
+   * has no such route (an older registry): the caller ranks lexically then.
+   */
+  async search(
+    token: string,
+    query: string,
+    max: number,
+  ): Promise<{ entry: CatalogTool; score: number }[] | undefined> {
+    const view = await this.view(token);
+    const link = this.link();
+    let res: Response;
+    try {
+      res = await link.fetch(`${link.baseUrl}/api/search/semantic`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        // Ask for more than `max`: tools of servers that are down are dropped below.
+        body: JSON.stringify({ query, entity_types: ['tool'], max_results: Math.min(100, max * 3) }),
+      });
+    } catch (err) {
+      throw unavailable(
+        'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
+        `The registry at ${link.baseUrl} cannot be reached: ${(err as Error).message}`,
+        err,
+      );
+    }
+    if (res.status === 404 || res.status === 405) return undefined;
+    if (res.status === 401 || res.status === 403)
+      throw new ToolAccessDenied(`The registry refused to search for this caller (${res.status}): ${await res.text()}`);
+    if (!res.ok)
+      throw unavailable(
+        'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
+        `The registry at ${link.baseUrl} answered ${res.status} to a search`,
+      );
+    const body = (await res.json()) as {
+      tools?: { server_path: string; tool_name: string; relevance_score: number }[];
+    };
+    const out: { entry: CatalogTool; score: number }[] = [];
+    for (const t of body.tools ?? []) {
+      const entry = view.tools.get(qualify(serverName(t.server_path), t.tool_name));
+      if (entry && out.length < max) out.push({ entry, score: t.relevance_score });
+    }
+    return out;
+  }
+
   private async read(token: string): Promise<CatalogView> {
     const link = this.link();
     let res: Response;
@@ -83,11 +131,11 @@ export class RegistryCatalog {
         headers: { authorization: `Bearer ${token}` },
       });
     } catch (err) {
-      throw unavailable(
-        'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',
-        `The registry at ${link.baseUrl} cannot be reached: ${(err as Error).message}`,
-        err,
-      );
+      const message =
+        err instanceof RegistryUnreachable
+          ? err.message
+          : `The registry at ${link.baseUrl} cannot be reached: ${(err as Error).message}`;
+      throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', message, err);
     }
     if (res.status === 401 || res.status === 403)
       throw new ToolAccessDenied(

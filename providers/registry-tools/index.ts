@@ -12,7 +12,7 @@ import {
 } from '../../core/primitives/tools.ts';
 import { McpClientPool } from '../mcp/client-pool.ts';
 import { lexicalScore } from '../noop/tools.ts';
-import { remoteLink, tokenFor, type PrincipalScopes } from './access.ts';
+import { remoteLink, tokenFor, unreachableIn, type PrincipalScopes } from './access.ts';
 import { RegistryCatalog, serverName, serverView, type CatalogTool } from './catalog.ts';
 import { SEPARATOR } from './names.ts';
 import { StandaloneTools } from './standalone.ts';
@@ -140,8 +140,20 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
         return structuredClone((await find(toolName, caller))?.tool);
       },
       async search(query, maxResults, caller): Promise<ToolMatch[]> {
-        const matches: ToolMatch[] = [];
-        for (const t of await provider.list(caller)) {
+        // Registry tools ranked by the registry's discovery engine; this provider's own catalogue records lexically.
+        let ranked: { entry: CatalogTool; score: number }[] | undefined;
+        try {
+          ranked = await catalog.search(await token(caller), query, maxResults);
+        } catch (err) {
+          if (!(err instanceof ToolAccessDenied)) throw err;
+          ranked = [];
+        }
+        const own = ranked ? await standalone.all() : await provider.list(caller);
+        const matches: ToolMatch[] = (ranked ?? []).map((r) => ({
+          tool: structuredClone(r.entry.tool),
+          score: r.score,
+        }));
+        for (const t of own) {
           const score = lexicalScore(t, query);
           if (score > 0) matches.push({ tool: t, score });
         }
@@ -167,15 +179,22 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
           );
         const bearer = await token(caller);
         const l = link();
-        const result = await pools().call(
-          {
-            key: `${bearer}\n${hit.server}`,
-            url: `${l.baseUrl}/${hit.server}/mcp`,
-            headers: { authorization: `Bearer ${bearer}` },
-          },
-          hit.remote,
-          params,
-        );
+        const endpoint = {
+          key: `${bearer}\n${hit.server}`,
+          url: `${l.baseUrl}/${hit.server}/mcp`,
+          headers: { authorization: `Bearer ${bearer}` },
+        };
+        let result: Record<string, unknown>;
+        try {
+          result = await pools().call(endpoint, hit.remote, params);
+        } catch (err) {
+          const away = unreachableIn(err);
+          if (!away) throw err;
+          // The session died with the connection: the next call opens a new one.
+          await pools().drop(endpoint.key);
+          catalog.invalidate();
+          throw unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', away.message, err);
+        }
         return { tool_name: toolName, result, status: 'success' as const };
       },
       async listServers(caller) {
@@ -189,17 +208,22 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
         const bearer = await token(caller);
         const l = link();
         const { description, ...rest } = req.config ?? {};
-        const res = await l.fetch(`${l.baseUrl}/api/servers/register`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            ...rest,
-            name: req.name,
-            path: `/${req.name}`,
-            proxy_pass_url: req.url,
-            description: typeof description === 'string' && description ? description : `MCP server ${req.name}`,
-          }),
-        });
+        const res = await l
+          .fetch(`${l.baseUrl}/api/servers/register`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              ...rest,
+              name: req.name,
+              path: `/${req.name}`,
+              proxy_pass_url: req.url,
+              description: typeof description === 'string' && description ? description : `MCP server ${req.name}`,
+            }),
+          })
+          .catch((err: unknown) => {
+            const away = unreachableIn(err);
+            throw away ? unavailable('SB_ERR_TOOLS_REGISTRY_UNAVAILABLE', away.message, err) : err;
+          });
         if (res.status === 401 || res.status === 403)
           throw new ToolAccessDenied(`The registry refused the registration: ${await res.text()}`);
         if (res.status === 409)
