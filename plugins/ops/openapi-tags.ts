@@ -12,6 +12,8 @@ export const TAGS: Record<string, string> = {
   'registry: servers': 'MCP servers in the registry: register, edit, enable, rate, version and group them.',
   'registry: agents': 'A2A agents in the registry: register, discover (also semantically), enable and edit them.',
   'registry: skills': 'Skills in the registry: register, rate, enable and edit them.',
+  'registry: search':
+    'One ranked search over servers, tools, agents and skills (lexical + semantic), limited to what the caller may list.',
   'registry: health': 'Health of registered servers: the periodic check, refreshing one now, and the live status feed.',
   'registry: internal':
     'Internal registry operations for administration scripts (admin only), including server groups.',

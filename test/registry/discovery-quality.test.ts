@@ -1,0 +1,49 @@
+import t from 'tap';
+import { makeApp } from '../helpers/app.ts';
+import { asUser } from '../helpers/registry-auth.ts';
+import { evaluate, rankedIds, registerAll, skillHost, table } from './discovery-fixture.ts';
+
+/**
+ * The issue's quality goals on the development set (test/fixtures/discovery),
+ * measured through POST /api/search/semantic as an admin would ask: one merged
+ * ranking over the four kinds by relevance_score.
+ */
+t.test('discovery quality on the development set', async (t) => {
+  t.setTimeout(900_000);
+  const host = await skillHost();
+  t.teardown(host.close);
+  const app = await makeApp(t, { registry: { allow_private_skill_urls: true } });
+  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
+  await registerAll(app, admin, host.url);
+
+  const modes = new Set<string>();
+  const { rows, misses } = await evaluate(async (query) => {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/search/semantic',
+      headers: admin,
+      payload: { query, max_results: 10 },
+    });
+    if (r.statusCode !== 200) throw new Error(`${query}: ${r.statusCode} ${r.body}`);
+    modes.add(r.json().search_mode);
+    return rankedIds(r.json());
+  });
+  t.same([...modes], ['hybrid'], 'every answer ranked with the word vectors too');
+  t.comment(`\n${table(rows)}`);
+  if (process.env.DISCOVERY_MISSES) for (const m of misses) t.comment(JSON.stringify(m));
+  const row = (c: string) => rows.find((r) => r.category === c)!;
+  // Goals of issue 21. Those the engine does not reach yet are marked todo (reported by tap, not hidden):
+  // remove the todo once a change reaches the goal.
+  const goal = (ok: boolean, what: string, todo?: string) => t.ok(ok, what, todo && !ok ? { todo } : {});
+  goal(row('overall').ndcg10 >= 0.9, `overall NDCG@10 ${row('overall').ndcg10.toFixed(3)} >= 0.90`, 'goal not met yet');
+  goal(
+    row('paraphrase').ndcg10 >= 0.75,
+    `paraphrase NDCG@10 ${row('paraphrase').ndcg10.toFixed(3)} >= 0.75`,
+    'goal not met yet',
+  );
+  goal(row('typo').ndcg10 >= 0.75, `typo NDCG@10 ${row('typo').ndcg10.toFixed(3)} >= 0.75`);
+  goal(row('no_answer').empty! >= 0.8, `no-answer queries empty above the floor: ${row('no_answer').empty} >= 0.8`);
+  // What the engine reaches today, as a floor against regressions.
+  t.ok(row('overall').ndcg10 >= 0.84, "overall NDCG@10 does not fall under today's 0.85");
+  t.ok(row('paraphrase').ndcg10 >= 0.6, "paraphrase NDCG@10 does not fall under today's 0.65");
+});
