@@ -166,7 +166,22 @@ export class Bm25Index {
   }
 
   has(key: string): boolean {
-    return this.ids.has(key);
+    return this.docOf(key) !== undefined;
+  }
+
+  /**
+   * A record's doc id. Most keys are one token that is its own term, held by no
+   * other record: that term's packed singleton already says which doc it is, so
+   * such keys get no entry in `ids` (100,000 map entries saved at 100,000 records);
+   * the entry is made when another record takes up the term.
+   */
+  private docOf(key: string): number | undefined {
+    const id = this.ids.get(key);
+    if (id !== undefined) return id;
+    const e = this.terms.get(key);
+    if (typeof e !== 'number') return undefined;
+    const d = singleDoc(e);
+    return this.keyOf[d] === key ? d : undefined;
   }
 
   private weighted(key: string, content: string): Map<string, number> {
@@ -200,7 +215,7 @@ export class Bm25Index {
    * (the caller has it from the store): its terms say which postings to release.
    */
   add(key: string, content: string, info: DocInfo = {}, previous?: string): void {
-    if (this.ids.has(key)) this.remove(key, previous ?? content);
+    if (this.docOf(key) !== undefined) this.remove(key, previous ?? content);
     if (this.keyOf.length > 1024 && this.keyOf.length > 2 * this.live + 1024) this.renumber();
     const tf = this.weighted(key, content);
     let len = 0;
@@ -214,7 +229,6 @@ export class Bm25Index {
     this.metaOf.push(this.intern(info.metadata));
     this.lenOf[id] = len;
     this.updatedOf[id] = info.updated ?? 0;
-    this.ids.set(key, id);
     this.live++;
     this.totalLen += len;
     this.mutations++;
@@ -229,17 +243,21 @@ export class Bm25Index {
           this.terms.set(t, canPackSingle(id, f) ? packSingle(id, f) : one(id, f, len));
           continue;
         }
+        // The singleton may have stood for its record's key too: that key needs its own entry now.
+        if (this.keyOf[d] === t && !this.ids.has(t)) this.ids.set(t, d);
         const p = new Postings(2);
         p.push(d, singleTf(e), this.lenOf[d]);
         p.push(id, f, len);
         this.terms.set(t, p);
       } else e.push(id, f, len);
     }
+    const own = this.terms.get(key);
+    if (!(typeof own === 'number' && singleDoc(own) === id)) this.ids.set(key, id);
   }
 
   /** `content` is the record's current content: its terms say which postings hold the doc, so no term list is kept per doc. */
   remove(key: string, content: string): void {
-    const id = this.ids.get(key);
+    const id = this.docOf(key);
     if (id === undefined) return;
     this.ids.delete(key);
     this.keyOf[id] = undefined;
@@ -307,7 +325,7 @@ export class Bm25Index {
       metaOf.push(this.metaOf[d]);
       lenOf[nd] = this.lenOf[d];
       updatedOf[nd] = this.updatedOf[d];
-      this.ids.set(key, nd);
+      if (this.ids.has(key)) this.ids.set(key, nd);
     }
     this.keyOf = keyOf;
     this.metaOf = metaOf;
@@ -363,13 +381,17 @@ export class Bm25Index {
     idx.terms = parts.terms;
     idx.totalLen = parts.totalLen;
     idx.live = parts.keyOf.length;
-    for (let d = 0; d < parts.keyOf.length; d++) idx.ids.set(parts.keyOf[d] as string, d);
+    for (let d = 0; d < parts.keyOf.length; d++) {
+      const key = parts.keyOf[d] as string;
+      const own = parts.terms.get(key);
+      if (!(typeof own === 'number' && singleDoc(own) === d)) idx.ids.set(key, d);
+    }
     for (const m of parts.metaOf) if (m && idx.interned.size < INTERN_CAP) idx.interned.set(JSON.stringify(m), m);
     return idx;
   }
 
   metadataOf(key: string): Record<string, unknown> | undefined {
-    const id = this.ids.get(key);
+    const id = this.docOf(key);
     return id === undefined ? undefined : this.metaOf[id];
   }
 

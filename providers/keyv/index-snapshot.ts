@@ -14,17 +14,18 @@ import {
  * replica loads it instead of re-reading and re-tokenising every record.
  *
  * Layout (little-endian; "v" is an unsigned LEB128 varint):
- *   "SBI1"                            magic and format version
+ *   "SBI2"                            magic and format version (SBI1 had no key-term group)
  *   v docs, f64 totalLen
  *   v bytes, UTF-8 of every key joined; then per doc v key length in UTF-16 units
  *   per doc: v weighted length; per doc: f64 updated ms
  *   v distinct metadata values, each v bytes + UTF-8 JSON; then per doc v (value index + 1, 0 = none)
- *   v terms, v bytes, UTF-8 of every term joined; then per term v length in UTF-16 units
- *   per term: v n; n = 1: v doc, v tf; n > 1: v maxTf, v minLen, n doc-id gaps, n tfs
+ *   v key terms (a record's key as its own term, in that record only), each v doc, v tf
+ *   v other terms, v bytes, UTF-8 of their names joined; then per term v length in UTF-16 units
+ *   per other term: v n; n = 1: v doc, v tf; n > 1: v maxTf, v minLen, n doc-id gaps, n tfs
  * Strings are joined into one block so loading decodes two big strings instead of
  * 200,000 small ones. Doc-id gaps make the postings mostly one byte each.
  */
-export const SNAPSHOT_FORMAT = 'SBI1';
+export const SNAPSHOT_FORMAT = 'SBI2';
 
 /** Work between two yields to the event loop, so a build or load never holds other requests up for long. */
 const SLICE_MS = 8;
@@ -156,7 +157,19 @@ export async function encodeIndex(index: Bm25Index): Promise<Buffer | undefined>
   await tick();
   if (index.mutations !== at) return undefined;
 
-  const names = [...p.terms.keys()];
+  // Terms that are their record's key (one token, in no other record) are written as doc and count only:
+  // the loader takes the name from the key, so the string is not stored twice nor held twice.
+  const keyTerms: number[] = [];
+  const names: string[] = [];
+  for (const [t, e] of p.terms) {
+    if (typeof e === 'number' && keys[singleDoc(e)] === t) keyTerms.push(e);
+    else names.push(t);
+  }
+  w.v(keyTerms.length);
+  for (const e of keyTerms) {
+    w.v(singleDoc(e));
+    w.v(singleTf(e));
+  }
   const nameBlock = names.join('');
   if (LONE_SURROGATE.test(nameBlock)) return undefined;
   w.v(names.length);
@@ -193,6 +206,13 @@ export async function encodeIndex(index: Bm25Index): Promise<Buffer | undefined>
   return w.done();
 }
 
+function single(d: number, f: number, len: number): TermEntry {
+  if (canPackSingle(d, f)) return packSingle(d, f);
+  const p = new Postings(1);
+  p.push(d, f, len);
+  return p;
+}
+
 /** An index from snapshot bytes, decoded in slices; throws on bytes that are not a snapshot of this format. */
 export async function decodeIndex(bytes: Buffer, normalise: (t: string) => string | null): Promise<Bm25Index> {
   const r = new Reader(bytes);
@@ -223,6 +243,14 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
   }
   await tick();
 
+  const terms = new Map<string, TermEntry>();
+  const keyTerms = r.v();
+  for (let i = 0; i < keyTerms; i++) {
+    const d = r.v();
+    const f = r.v();
+    if (d >= docs) throw new Error('index snapshot names a record it does not hold');
+    terms.set(keyOf[d], single(d, f, lenOf[d]));
+  }
   const count = r.v();
   const nameBlock = r.str();
   const names: string[] = new Array(count);
@@ -232,26 +260,43 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
     names[i] = nameBlock.slice(off, off + n);
     off += n;
   }
-  const terms = new Map<string, TermEntry>();
+  const buf = bytes;
   for (let i = 0; i < count; i++) {
     const n = r.v();
     if (n === 1) {
       const d = r.v();
-      const f = r.v();
-      if (canPackSingle(d, f)) terms.set(names[i], packSingle(d, f));
-      else {
-        const p = new Postings(1);
-        p.push(d, f, lenOf[d]);
-        terms.set(names[i], p);
-      }
+      terms.set(names[i], single(d, r.v(), lenOf[d]));
     } else {
       const maxTf = r.v();
       const minLen = r.v();
+      if (r.pos + 2 * n > buf.length) throw new Error('index snapshot truncated');
       const p = new Postings(n);
+      // Varints read inline: this loop is most of a load's work.
+      let pos = r.pos;
       let d = 0;
-      for (let j = 0; j < n; j++) p.docs[j] = d += r.v();
+      const docsOut = p.docs;
+      for (let j = 0; j < n; j++) {
+        let b = buf[pos++];
+        let x = b & 0x7f;
+        for (let shift = 7; b >= 0x80; shift += 7) {
+          b = buf[pos++];
+          x += (b & 0x7f) * 2 ** shift;
+        }
+        docsOut[j] = d += x;
+      }
       if (maxTf > 0xff) p.tfs = maxTf > 0xffff ? new Uint32Array(n) : new Uint16Array(n);
-      for (let j = 0; j < n; j++) p.tfs[j] = r.v();
+      const tfsOut = p.tfs;
+      for (let j = 0; j < n; j++) {
+        let b = buf[pos++];
+        let x = b & 0x7f;
+        for (let shift = 7; b >= 0x80; shift += 7) {
+          b = buf[pos++];
+          x += (b & 0x7f) * 2 ** shift;
+        }
+        tfsOut[j] = x;
+      }
+      if (pos > buf.length || d >= docs) throw new Error('index snapshot postings are out of range');
+      r.pos = pos;
       p.n = n;
       p.df = n;
       p.maxTf = maxTf;
