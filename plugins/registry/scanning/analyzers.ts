@@ -76,7 +76,12 @@ export class AnalyzerSet {
             return { analyzer, ok: false, error: `analyzer '${analyzer}' inspected nothing (${result.summary})` };
           return { analyzer, ok: true, result };
         } catch (err) {
-          return { analyzer, ok: false, error: `analyzer '${analyzer}' failed: ${(err as Error).message}` };
+          const message = (err as Error).message;
+          return {
+            analyzer,
+            ok: false,
+            error: message.startsWith(`analyzer '${analyzer}'`) ? message : `analyzer '${analyzer}' failed: ${message}`,
+          };
         } finally {
           clearTimeout(timer);
         }
