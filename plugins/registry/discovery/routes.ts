@@ -11,6 +11,7 @@ import { ErrorBody, ErrorResponses } from '../catalog/shared-schemas.ts';
 import { type Doc, ENTITY_KINDS, type EntityKind } from './documents.ts';
 import type { Hit } from './engine.ts';
 import { discoveryFor } from './lifecycle.ts';
+import { terms } from './tokens.ts';
 
 /** POST /api/search/semantic: one ranked search over servers, tools, agents and skills (the reference registry's shape). */
 
@@ -133,6 +134,7 @@ export function shape(catalog: Catalog, query: string, hits: Hit[], mode: Search
     total_agents: 0,
     total_skills: 0,
   };
+  const asked = new Set(terms(query));
   const toolsOf = new Map<string, Hit[]>();
   for (const h of hits) if (h.doc.kind === 'tool') toolsOf.set(h.doc.key, [...(toolsOf.get(h.doc.key) ?? []), h]);
   for (const h of hits) {
@@ -170,7 +172,6 @@ export function shape(catalog: Catalog, query: string, hits: Hit[], mode: Search
     } else if (h.doc.kind === 'a2a_agent') {
       const a = catalog.agents.index.get(h.doc.key);
       if (!a) continue;
-      const ctx = (h.match_context ?? '').toLowerCase();
       out.agents.push({
         path: a.path,
         name: a.name,
@@ -180,7 +181,9 @@ export function shape(catalog: Catalog, query: string, hits: Hit[], mode: Search
         trust_level: a.trust_level,
         is_enabled: a.is_enabled,
         ...base,
-        matching_skills: a.skills.filter((k) => ctx.includes(k.name.toLowerCase())).map((k) => k.name),
+        matching_skills: a.skills
+          .filter((k) => terms(`${k.name} ${k.description ?? ''}`).some((x) => asked.has(x)))
+          .map((k) => k.name),
       });
     } else {
       const k = catalog.skills.index.get(h.doc.key);
