@@ -90,6 +90,8 @@ export function questionOf(request: FastifyRequest, engineId: string): Authoriza
     provider: typeof provider === 'string' ? provider : 'default',
   };
   if (typeof agent === 'string') context.agent = { __entity: { type: 'Agent', id: agent } };
+  // Cast, not typed: this runs in a preHandler hook for every /api/v1 route, each with its own body and
+  // params schema, so the request is the untyped FastifyRequest; the shapes are checked before use.
   const body = request.body as { params?: unknown } | undefined;
   if (action === 'tools:invoke' && body && typeof body === 'object' && body.params !== undefined)
     context.arguments = body.params;

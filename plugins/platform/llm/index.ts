@@ -1,5 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { isSwitchboardError } from '../../../core/errors.ts';
 import { type CompletionRequest, CompletionResponse, type LlmProvider } from '../../../core/primitives/llm.ts';
 import { requireCapability } from '../capability.ts';
@@ -8,17 +8,15 @@ import { CompletionRequestBody, referenceToolShapes, toolChoiceObject } from './
 const tags = ['llm'];
 
 /** /api/v1/llm: completions, streamed completions (spec 6 events), models. */
-const routes: FastifyPluginAsync = async (app) => {
+const routes: FastifyPluginAsyncTypebox = async (app) => {
   const llm = (headers: Record<string, string | string[] | undefined>) =>
     app.sb.providers.resolve<LlmProvider>('llm', headers);
   const toolsGuard = (p: LlmProvider, body: CompletionRequest) => {
     if (body.tools && body.tools.length > 0) requireCapability(p, 'tools', 'tool calling');
   };
   /** The validated body as providers take it: tool_choice in its object form; the reference's `model: ""` means the default model. */
-  const providerRequest = (body: unknown): CompletionRequest => {
-    const { tool_choice, model, ...rest } = body as CompletionRequest & {
-      tool_choice?: string | Record<string, unknown>;
-    };
+  const providerRequest = (body: Static<typeof CompletionRequestBody>): CompletionRequest => {
+    const { tool_choice, model, ...rest } = body;
     return {
       ...rest,
       ...(model ? { model } : {}),

@@ -32,6 +32,7 @@ export function toolChoiceObject(choice: string | Record<string, unknown>): Reco
  * sends tools without one); taken as `input_schema` when that is not given.
  */
 export async function referenceToolShapes(request: { body: unknown }): Promise<void> {
+  // Cast, not typed: a preValidation hook sees the body before the schema has judged it; the checks below guard it.
   const body = request.body as { tools?: unknown } | null;
   if (!body || typeof body !== 'object' || !Array.isArray(body.tools)) return;
   for (const tool of body.tools as Record<string, unknown>[]) {

@@ -21,6 +21,7 @@ const tags = ['tools'];
 
 /** The reference names a tool's JSON Schema `parameters`; taken as `input_schema` when that is not given. */
 async function parametersAsInputSchema(request: { body: unknown }): Promise<void> {
+  // Cast, not typed: a preValidation hook sees the body before the schema has judged it; the checks below guard it.
   const body = request.body as Record<string, unknown> | null;
   if (
     body &&

@@ -26,6 +26,8 @@ export function checkCsrf(request: FastifyRequest): void {
   if (CSRF_EXEMPT.has(request.url.split('?')[0])) return;
   const key = request.server.registryAuth.authenticator.secretKey;
   const fromHeader = request.headers[CSRF_HEADER];
+  // Cast, not typed: this runs before validation for every unsafe route, whatever its body schema
+  // (a form, JSON, or none); the object check on the next line is what makes the read safe.
   const body = request.body as Record<string, unknown> | undefined;
   const fromForm = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
   const presented = typeof fromHeader === 'string' ? fromHeader : typeof fromForm === 'string' ? fromForm : undefined;

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireBasicAdmin, requirePermission, requireUser } from '../auth/access.ts';
@@ -42,7 +43,8 @@ const entryOf = (s: ServerRecord): HealthEntry => ({
  * Health checks and tool discovery over MCP, the refresh endpoints, and live
  * status over WebSocket (spec 4.3, 4.6, 4.8, 6).
  */
-async function healthPlugin(app: FastifyInstance): Promise<void> {
+async function healthPlugin(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const cfg = healthConfig(app.sb.settings.config.registry);
   const servers = app.catalog.servers;
   // The catalog's guard: one policy and one name resolver for registration, probes and the gateway.
@@ -137,7 +139,7 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
     '/api/servers/:server/refresh',
     { schema: { ...refreshSchema, summary: 'Check a server now and re-discover its tools' } },
     async (request) => {
-      const path = pathOf((request.params as { server: string }).server);
+      const path = pathOf(request.params.server);
       requirePermission(request, 'health_check_service', path);
       return refresh(path);
     },
@@ -147,7 +149,7 @@ async function healthPlugin(app: FastifyInstance): Promise<void> {
       `${prefix}/:server`,
       { schema: { ...refreshSchema, summary: 'Manual health check and tool discovery' } },
       async (request) => {
-        const path = pathOf((request.params as { server: string }).server);
+        const path = pathOf(request.params.server);
         requirePermission(request, 'health_check_service', path);
         return refresh(path);
       },
