@@ -43,6 +43,8 @@ export async function startConsole(
   t: Teardown,
   config: Record<string, unknown> = {},
   opts: BuildOptions = {},
+  /** A port chosen beforehand (an IdP must know the callback URL before the app listens); default any. */
+  port = 0,
 ): Promise<Console> {
   const before = process.env.ADMIN_PASSWORD;
   process.env.ADMIN_PASSWORD = ADMIN_PASSWORD;
@@ -51,10 +53,9 @@ export async function startConsole(
     else process.env.ADMIN_PASSWORD = before;
   });
   const app = await makeApp(t, config, opts);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, base: `http://127.0.0.1:${port}` };
+  return { app, base: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}` };
 }
 
 /** The machine's Chromium, or undefined (the caller fails the test with a message naming the fix). */
@@ -90,7 +91,10 @@ export async function loginAsAdmin(page: Page, base: string, password = ADMIN_PA
   await page.getByLabel('Username').fill('admin');
   await page.getByLabel('Password').fill(password);
   await Promise.all([
-    page.waitForURL((u) => u.pathname.startsWith('/ui/') && !u.pathname.startsWith('/ui/login')),
+    // Past /ui/ itself too, which the app replaces with its first page at once.
+    page.waitForURL(
+      (u) => u.pathname.startsWith('/ui/') && u.pathname !== '/ui/' && !u.pathname.startsWith('/ui/login'),
+    ),
     page.getByRole('button', { name: 'Sign in' }).click(),
   ]);
 }
