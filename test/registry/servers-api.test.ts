@@ -38,7 +38,9 @@ t.test('register: 201 summary, 409 on duplicates, 403/401 denials, 400/422 bad i
   const { app, admin, reader, ops, register } = await setup(t);
   const reg = await register(admin, { ...weather, tags: 'a, b,a', num_tools: '2', is_python: 'true' });
   t.equal(reg.statusCode, 201, reg.body);
-  t.same(reg.json(), {
+  const { security_scan, ...summary } = reg.json();
+  t.match(security_scan, { status: 'SAFE', analyzers_used: ['yara'] }, 'the scan summary comes with it (spec 3)');
+  t.same(summary, {
     message: 'Service /weather registered',
     path: '/weather',
     server_name: 'Weather',
