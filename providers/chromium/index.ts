@@ -3,6 +3,7 @@ import { tooManyRequests, unavailable } from '../../core/errors.ts';
 import type { BrowserCapabilities, BrowserProvider, BrowserSession } from '../../core/primitives/browser.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { BrowserHost } from './browser-host.ts';
+import { ContextPool, DEFAULT_VIEWPORT, preparePage } from './context-pool.ts';
 import { startEgressProxy, type EgressProxy } from './egress-proxy.ts';
 import { findChromium, parseOptions } from './options.ts';
 import { pageActions } from './page-actions.ts';
@@ -17,8 +18,9 @@ const CAPABILITIES: BrowserCapabilities = {
 };
 
 /**
- * Real browser sessions: one Chromium process (launched on the first session, relaunched after a crash),
- * one isolated context per session, and every request of every page through a guarded egress proxy.
+ * Real browser sessions: one Chromium process (launched on the first session, or at start with launch_at_start;
+ * relaunched after a crash), one isolated context per session taken from a small pool of contexts made ahead,
+ * and every request of every page through one guarded egress proxy.
  */
 export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
   type: 'chromium',
@@ -30,6 +32,8 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
   create: (name, raw, ctx) => {
     const o = parseOptions(raw);
     const sessions = new SessionTable();
+    // Starts past the cap check but not yet in the table: counted so concurrent starts cannot pass the cap.
+    let starting = 0;
     let proxy: Promise<EgressProxy> | undefined;
     const egress = () =>
       (proxy ??= startEgressProxy(
@@ -47,9 +51,28 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
               'the Chromium process exited; its sessions are lost and the next session relaunches it',
             );
             sessions.markAllLost();
+            pool.clear();
           },
         )
       : undefined;
+    const pool = new ContextPool(
+      o.poolSize,
+      () => o.maxSessions - sessions.size - starting,
+      async () => preparePage(await needHost().get(), o.navigationTimeoutMs),
+      (err) => ctx.logger.warn({ browser: name, err }, 'a browser context could not be made ahead'),
+    );
+    // Contexts are made ahead only while the browser runs: the pool never launches Chromium by itself.
+    const refill = () => {
+      if (host?.running) pool.refill();
+    };
+    if (host && o.launchAtStart) {
+      // Off the request path: the first session then finds a warm browser and a context waiting.
+      void host
+        .get()
+        .then(refill, (err) =>
+          ctx.logger.warn({ browser: name, err }, 'Chromium did not launch at start; the first session tries again'),
+        );
+    }
     const needHost = (): BrowserHost => {
       if (!host) {
         throw unavailable(
@@ -69,6 +92,7 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
           void s.context.close().catch(() => undefined);
           ctx.logger.info({ browser: name, session_id: s.record.session_id }, 'idle browser session closed');
         }
+        refill();
       },
       Math.min(idleMs / 4, 30_000),
     );
@@ -84,34 +108,39 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
 
       async startSession(ownerId, req) {
         const h = needHost();
-        if (sessions.size >= o.maxSessions) {
+        if (sessions.size + starting >= o.maxSessions) {
           throw tooManyRequests(
             'SB_ERR_BROWSER_SESSION_LIMIT',
             `Browser provider '${name}' already runs ${o.maxSessions} sessions (option max_sessions); stop one with DELETE /api/v1/browser/sessions/{id} and try again`,
           );
         }
-        const browser = await h.get();
-        const context = await browser.newContext({
-          viewport: req.viewport ?? { width: 1280, height: 720 },
-          acceptDownloads: false,
-          serviceWorkers: 'block',
-        });
-        const page = await context.newPage();
-        page.setDefaultTimeout(o.navigationTimeoutMs);
-        const now = Date.now();
-        const record: BrowserSession = {
-          session_id: req.session_id ?? randomUUID(),
-          owner_id: ownerId,
-          status: 'active',
-          created_at: new Date(now).toISOString(),
-          viewport: req.viewport ?? null,
-          config: req.config ?? {},
-          last_used_at: new Date(now).toISOString(),
-          url: 'about:blank',
-          title: '',
-        };
-        sessions.add({ record, context, page, lastUsed: now, lost: false });
-        return structuredClone(record);
+        starting++;
+        try {
+          const browser = await h.get();
+          const prepared = (await pool.take(browser)) ?? (await preparePage(browser, o.navigationTimeoutMs));
+          // Pooled contexts are made at the default viewport; a session asking for another one gets it on its page.
+          const v = req.viewport;
+          if (v && (v.width !== DEFAULT_VIEWPORT.width || v.height !== DEFAULT_VIEWPORT.height))
+            await prepared.page.setViewportSize(v);
+          const now = Date.now();
+          const record: BrowserSession = {
+            session_id: req.session_id ?? randomUUID(),
+            owner_id: ownerId,
+            status: 'active',
+            created_at: new Date(now).toISOString(),
+            viewport: req.viewport ?? null,
+            config: req.config ?? {},
+            last_used_at: new Date(now).toISOString(),
+            url: 'about:blank',
+            title: '',
+          };
+          const { context, page, cdp, frameId } = prepared;
+          sessions.add({ record, context, page, cdp, frameId, lastUsed: now, lost: false });
+          return structuredClone(record);
+        } finally {
+          starting--;
+          refill();
+        }
       },
       async getSession(id) {
         const s = sessions.get(id);
@@ -124,6 +153,7 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
         const s = sessions.remove(id);
         if (!s) return false;
         await s.context.close().catch(() => undefined);
+        refill();
         return true;
       },
       ...pageActions(sessions, o),
@@ -133,6 +163,7 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
       },
       async close() {
         clearInterval(reaper);
+        pool.close();
         for (const s of sessions.all()) sessions.remove(s.record.session_id);
         await host?.close();
         await (await proxy?.catch(() => undefined))?.close();

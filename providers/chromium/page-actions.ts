@@ -1,7 +1,7 @@
 import { BrowserActionError, type BrowserProvider, type LiveFrame } from '../../core/primitives/browser.ts';
 import { decide, REFUSAL_HEADER } from './egress-proxy.ts';
 import type { ChromiumOptions } from './options.ts';
-import type { SessionTable } from './session-table.ts';
+import type { LiveSession, SessionTable } from './session-table.ts';
 
 /** Playwright prefixes its messages with the call and appends a call log; the user needs the first line. */
 function reason(err: unknown): string {
@@ -15,6 +15,46 @@ async function attempt<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof BrowserActionError) throw err;
     throw new BrowserActionError(reason(err), { cause: err });
+  }
+}
+
+/** The isolated world reads run in; one per document, made again by Chromium after each navigation. */
+const READ_WORLD = 'switchboard-read';
+
+/** The document as HTML, doctype included (what Playwright's page.content() returns). */
+const DOCUMENT_HTML = `(document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') +
+  (document.documentElement ? document.documentElement.outerHTML : '')`;
+
+/**
+ * Evaluate a read-only expression in an isolated world of the page's main frame, over the page's own CDP
+ * session: two round trips. Playwright's content() first injects its whole selector engine into a utility world
+ * after every navigation (~20-40 ms, docs/browser.md "Performance"); and the page's main world would let the
+ * page's scripts redefine what we read (an isolated world has its own DOM wrappers and globals).
+ */
+async function readPage<T>(s: LiveSession, expression: string): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    try {
+      const { executionContextId } = await s.cdp.send('Page.createIsolatedWorld', {
+        frameId: s.frameId,
+        worldName: READ_WORLD,
+      });
+      const r = await s.cdp.send('Runtime.evaluate', {
+        expression,
+        contextId: executionContextId,
+        returnByValue: true,
+      });
+      if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+      return r.result.value as T;
+    } catch (err) {
+      // A navigation between the two calls destroys the world we were given; the next document has a new one.
+      if (tries >= 2) throw err;
+      if (/context|frame/i.test(String(err))) {
+        const { frameTree } = await s.cdp.send('Page.getFrameTree');
+        s.frameId = frameTree.frame.id;
+        continue;
+      }
+      throw err;
+    }
   }
 }
 
@@ -49,7 +89,7 @@ export function pageActions(sessions: SessionTable, o: ChromiumOptions): Actions
       );
       const refusal = response ? await response.headerValue(REFUSAL_HEADER) : null;
       if (refusal) throw new BrowserActionError(`Navigation refused after a redirect: ${refusal}`);
-      const title = await attempt(() => s.page.title());
+      const title = await attempt(() => readPage<string>(s, 'document.title'));
       s.record.url = s.page.url();
       s.record.title = title;
       return { session_id: id, url: s.page.url(), title };
@@ -57,7 +97,7 @@ export function pageActions(sessions: SessionTable, o: ChromiumOptions): Actions
 
     async content(id) {
       const s = sessions.usable(id);
-      return { content: await attempt(() => s.page.content()) };
+      return { content: await attempt(() => readPage<string>(s, DOCUMENT_HTML)) };
     },
 
     async click(id, selector) {

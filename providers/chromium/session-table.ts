@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BrowserActionError, type BrowserSession } from '../../core/primitives/browser.ts';
 
 /** A session's record plus the isolated browser context and page behind it. */
@@ -6,6 +6,9 @@ export interface LiveSession {
   record: BrowserSession;
   context: BrowserContext;
   page: Page;
+  /** The page's CDP session and main frame, for reads in an isolated world (page-actions.ts). */
+  cdp: CDPSession;
+  frameId: string;
   lastUsed: number;
   /** Set when the browser process died under the session. */
   lost: boolean;

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import t from 'tap';
@@ -126,6 +127,121 @@ t.test('limits: session cap, idle reaping, a killed browser', async (t) => {
   await p.stopSession('one');
   const fresh = await p.startSession('alice', {});
   t.match((await p.navigate(fresh.session_id, base)).title, 'Home', 'the next session works on a relaunched browser');
+});
+
+/** Renderer processes among the descendants of this test process (each context's page has one). */
+function renderers(): number {
+  const pids = [process.pid];
+  for (let i = 0; i < pids.length; i++) {
+    try {
+      const out = execFileSync('pgrep', ['-P', String(pids[i])], { encoding: 'utf8' });
+      pids.push(...out.trim().split('\n').filter(Boolean).map(Number));
+    } catch {
+      // no children
+    }
+  }
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+async function until(what: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await what()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return what();
+}
+
+t.test('contexts made ahead stay within max_sessions and keep sessions apart', async (t) => {
+  const { base } = await site(t);
+  const p = await make({ allow_private_networks: true, max_sessions: 2, pool_size: 4 });
+  t.teardown(() => p.close());
+  const a = await p.startSession('alice', { session_id: 'a' });
+  // The pool fills in the background, up to the cap less the one open session: two renderers at most.
+  t.ok(await until(() => renderers() === 2), 'one session and one context made ahead');
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(renderers(), 2, 'the pool (size 4) stops at the room max_sessions leaves');
+  // This start takes the waiting context; its viewport is set on the page made at the default size.
+  const b = await p.startSession('bob', { session_id: 'b', viewport: { width: 500, height: 300 } });
+  await t.rejects(p.startSession('carol', {}), { statusCode: 429 }, 'the cap still holds with a pool');
+  t.ok(renderers() <= 2, 'no context is made ahead when the cap is reached');
+  const png = Buffer.from((await p.screenshot(b.session_id)).data, 'base64');
+  t.same([png.readUInt32BE(16), png.readUInt32BE(20)], [500, 300], 'a pooled page takes the asked viewport');
+  t.same(await p.evaluate(b.session_id, '[innerWidth, innerHeight]'), { result: [500, 300] });
+
+  // A pooled context is as fresh as a new one: nothing set in one session shows in the next.
+  await p.navigate(a.session_id, base);
+  await p.evaluate(a.session_id, "document.cookie = 'who=alice; max-age=600'; localStorage.setItem('who', 'alice')");
+  await p.stopSession(a.session_id);
+  await p.stopSession(b.session_id);
+  t.ok(await until(() => renderers() === 2), 'stopping sessions makes room for the pool again (size 4, cap 2)');
+  const c = await p.startSession('carol', {});
+  await p.navigate(c.session_id, base);
+  t.same(
+    await p.evaluate(c.session_id, "[document.cookie, localStorage.getItem('who')]"),
+    { result: ['', null] },
+    "the next owner sees none of alice's cookies or storage",
+  );
+});
+
+t.test('content and title are read where the page cannot forge them', async (t) => {
+  const forging = createServer((req, res) => {
+    const other = req.headers.host?.startsWith('localhost');
+    res.writeHead(200, { 'content-type': 'text/html' }).end(
+      other
+        ? '<title>Other site</title><p>second page</p>'
+        : `<!doctype html><title>Real title</title><p>real text</p><script>
+          Object.defineProperty(Element.prototype, 'outerHTML', { get: () => '<p>FORGED-' + 'HTML</p>' });
+          Object.defineProperty(Document.prototype, 'title', { get: () => 'forged' });
+          window.XMLSerializer = function () { this.serializeToString = () => 'forged'; };
+        </script>`,
+    );
+  });
+  const base = await listenLoopback(forging);
+  t.teardown(() => new Promise<void>((r) => forging.close(() => r())));
+  const p = await make({ allow_private_networks: true });
+  t.teardown(() => p.close());
+  const s = await p.startSession('alice', {});
+  const nav = await p.navigate(s.session_id, base);
+  t.equal(nav.title, 'Real title', "the title comes from the document, not from the page's getter");
+  t.same(await p.evaluate(s.session_id, 'document.title'), { result: 'forged' }, 'the page did redefine it');
+  const { content } = await p.content(s.session_id);
+  t.match(content, /^<!DOCTYPE html><html><head><title>Real title<\/title>/, 'doctype and document as served');
+  t.match(content, /real text/);
+  t.notMatch(content, /FORGED-HTML/, 'the forged getter did not answer');
+  // Another site is another renderer process: reads still find the page's main frame.
+  const other = `http://localhost:${new URL(base).port}/`;
+  t.equal((await p.navigate(s.session_id, other)).title, 'Other site');
+  t.match((await p.content(s.session_id)).content, /second page/);
+  await t.rejects(p.content('nope'), /not found/);
+});
+
+t.test('launch_at_start: Chromium is up before the first session; by default it is not', async (t) => {
+  const chromiumChildren = () => {
+    try {
+      return execFileSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' }).trim() !== '';
+    } catch {
+      return false;
+    }
+  };
+  const lazy = await make({ allow_private_networks: true });
+  await new Promise((r) => setTimeout(r, 1500));
+  t.notOk(chromiumChildren(), 'by default the provider starts no browser until a session needs one');
+  await lazy.close();
+  const eager = await make({ allow_private_networks: true, launch_at_start: true });
+  t.teardown(() => eager.close());
+  t.ok(await until(chromiumChildren), 'Chromium runs with no session asked for');
+  t.ok(await until(() => renderers() === 1), 'and a context waits for the first session');
+  const s = await eager.startSession('alice', {});
+  t.equal((await eager.getSession(s.session_id))?.status, 'active');
+  await t.rejects(make({ pool_size: 1.5 }), /pool_size/, 'pool_size is a whole number');
+  await t.rejects(make({ launch_at_start: 'yes' }), /launch_at_start/);
 });
 
 /** Read a server-sent event stream until `n` data events arrived (or the stream ends). */
