@@ -5,7 +5,7 @@ import { navHtml } from './nav.ts';
 const Html = Type.String({ description: 'text/html' });
 
 /**
- * `/`: where a browser lands (after a login too) until the web console exists. It says what the service is and
+ * `/` for clients that do not ask for HTML (a browser is sent to the console at /ui/ by plugins/console). It says what the service is and
  * links to the registry page, the API docs, the OpenAPI document, readiness and the login, so no first visit
  * ends on a JSON 404.
  */
@@ -14,6 +14,7 @@ function landingHtml(surfaces: readonly string[]): string {
   const platform = surfaces.includes('platform');
   const item = (href: string, label: string, what: string) => `<li><a href="${href}">${label}</a>: ${what}</li>`;
   const items = [
+    item('/ui/', 'Web console', 'the browser UI for both surfaces (a browser opening / is sent there)'),
     registry ? item('/api/', 'Registry', 'the MCP servers registered here, their state and health') : '',
     registry
       ? item(

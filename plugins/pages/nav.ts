@@ -1,6 +1,6 @@
 /**
  * The small navigation bar every server-rendered page carries, so each page
- * leads to the others (until the web console replaces these pages). Links to
+ * leads to the others and to the web console (/ui/), which browsers are sent to. Links to
  * registry pages are left out when the registry surface is not running.
  */
 export interface NavOptions {
@@ -10,6 +10,7 @@ export interface NavOptions {
 
 export const NAV_LINKS: ReadonlyArray<{ href: string; label: string; registry?: boolean }> = [
   { href: '/', label: 'Home' },
+  { href: '/ui/', label: 'Console' },
   { href: '/api/', label: 'Registry', registry: true },
   { href: '/api/tokens', label: 'Tokens', registry: true },
   { href: '/docs', label: 'API docs' },
