@@ -2,6 +2,7 @@ import { unavailable } from '../../core/errors.ts';
 import type { McpServer, Tool } from '../../core/primitives/tools.ts';
 import type { RegistryLink } from '../../core/registry-link.ts';
 import { ToolAccessDenied } from '../../core/primitives/tools.ts';
+import { deepFreeze } from '../../core/deep-frozen.ts';
 import { qualify } from './names.ts';
 import { RegistryUnreachable } from './access.ts';
 
@@ -158,7 +159,12 @@ export class RegistryCatalog {
         const entry: CatalogTool = {
           server,
           remote: t.name,
-          tool: { name, description: t.description ?? '', input_schema: t.inputSchema ?? { type: 'object' } },
+          // Frozen: the invoke path hands it out without a copy, and its schema's compiled validator is memoised by identity.
+          tool: deepFreeze({
+            name,
+            description: t.description ?? '',
+            input_schema: structuredClone(t.inputSchema ?? { type: 'object' }),
+          }),
         };
         const taken = tools.get(name);
         if (taken) ambiguous.set(name, [...(ambiguous.get(name) ?? [taken]), entry]);

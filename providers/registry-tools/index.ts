@@ -137,7 +137,8 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
       },
       async get(toolName, caller) {
         if (!toolName.includes(SEPARATOR)) return standalone.get(toolName);
-        return structuredClone((await find(toolName, caller))?.tool);
+        // Deep-frozen in the catalog (catalog.ts), so shared rather than copied on this per-invoke path.
+        return (await find(toolName, caller))?.tool;
       },
       async search(query, maxResults, caller): Promise<ToolMatch[]> {
         // Registry tools ranked by the registry's discovery engine; this provider's own catalogue records lexically.

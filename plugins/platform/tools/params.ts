@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { isDeepFrozen } from '../../../core/deep-frozen.ts';
 import { badRequest } from '../../../core/errors.ts';
 
 /**
@@ -10,7 +11,12 @@ const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
 const cache = new Map<string, ValidateFunction>();
 const CACHE_LIMIT = 500;
 
+// A schema object seen before (providers that keep their tool records, e.g. the registry catalog) skips the JSON key.
+const byObject = new WeakMap<object, ValidateFunction>();
+
 function compile(schema: Record<string, unknown>): ValidateFunction {
+  const seen = byObject.get(schema);
+  if (seen) return seen;
   const key = JSON.stringify(schema);
   let fn = cache.get(key);
   if (!fn) {
@@ -18,6 +24,8 @@ function compile(schema: Record<string, unknown>): ValidateFunction {
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, fn);
   }
+  // Only objects that cannot change under the memo: a mutable schema is keyed by its JSON every time.
+  if (isDeepFrozen(schema)) byObject.set(schema, fn);
   return fn;
 }
 
