@@ -260,7 +260,12 @@ export function ChatPage() {
             </option>
           ))}
         </select>
-        {transcript.state !== 'idle' ? <Badge value={transcript.state} /> : null}
+        {transcript.state !== 'idle' ? (
+          <span class="pf-run-state" data-state={transcript.state}>
+            <span class="sr-only">Run state: </span>
+            <Badge value={transcript.state} />
+          </span>
+        ) : null}
         {transcript.trace_id ? (
           <a href={href(`/platform/traces/${enc(transcript.trace_id)}`)}>Trace of the last run</a>
         ) : null}
