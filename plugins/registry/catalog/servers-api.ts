@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest, forbidden, SwitchboardError } from '../../../core/errors.ts';
@@ -252,10 +252,8 @@ export default async function serversApi(fastify: FastifyInstance): Promise<void
   const setCredential =
     (via: string) =>
     async (
-      request: FastifyRequest<{
-        Params: { server: string };
-        Body: { auth_scheme: string; auth_credential?: string; auth_header_name?: string };
-      }>,
+      // One handler for two routes, so its types come from their shared schemas rather than from one route.
+      request: FastifyRequest<{ Params: Static<typeof ServerParam>; Body: Static<typeof CredentialBody> }>,
     ) => {
       const user = currentUser(request);
       const path = pathParam(request.params.server);

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { conflict, forbidden, notFound } from '../../../../core/errors.ts';
@@ -44,11 +45,12 @@ const GroupInfo = Type.Object({
  * groups. Syncing with the IdP's admin API is not implemented: the flags are
  * accepted and the answer says `idp_synced: false`.
  */
-export default async function groupRoutes(app: FastifyInstance): Promise<void> {
+export default async function groupRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { scopes } = app.registryAuth;
   const groups = app.sb.store.collection<GroupRecord>('registry_groups');
 
-  app.post<{ Body: Static<typeof CreateBody> }>(
+  app.post(
     '/api/internal/create-group',
     {
       schema: {
@@ -89,7 +91,7 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: Static<typeof DeleteBody> }>(
+  app.post(
     '/api/internal/delete-group',
     {
       schema: {
@@ -130,7 +132,7 @@ export default async function groupRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Querystring: { include_keycloak: boolean; include_scopes: boolean } }>(
+  app.get(
     '/api/internal/list-groups',
     {
       schema: {

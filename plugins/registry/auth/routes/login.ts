@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { SwitchboardError, badRequest, notFound, unauthorized } from '../../../../core/errors.ts';
 import { navHtml } from '../../../pages/nav.ts';
 import { ADMIN_GROUP } from '../identify.ts';
@@ -10,6 +11,8 @@ const STATE_COOKIE = 'mcp_gateway_oauth_state';
 const Html = Type.String({ description: 'text/html' });
 const Redirect = Type.Null({ description: 'Redirect (Location header)' });
 const ErrorBody = Type.Object({ detail: Type.Unknown(), code: Type.String() });
+const LoginQuery = Type.Object({ error: Type.Optional(Type.String({ maxLength: 500 })) });
+const ProviderParams = Type.Object({ provider: Type.String() });
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -33,7 +36,8 @@ function loginPage(error?: string, provider?: { kind: string; displayName: strin
 }
 
 /** Local admin login, logout, IdP redirects and the CSRF token for cookie sessions. */
-export default async function loginRoutes(app: FastifyInstance): Promise<void> {
+export default async function loginRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { authenticator, scopes, settings, idp } = app.registryAuth;
   const key = authenticator.secretKey;
   const sessionSeconds = settings.session_hours * 3600;
@@ -66,16 +70,17 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     schema: {
       tags: ['auth'],
       summary: 'Login form',
-      querystring: Type.Object({ error: Type.Optional(Type.String({ maxLength: 500 })) }),
+      querystring: LoginQuery,
       response: { 200: Html },
     },
   };
-  const showLogin = async (request: FastifyRequest<{ Querystring: { error?: string } }>, reply: FastifyReply) =>
+  // Handlers shared by two routes take their types from the routes' schemas.
+  const showLogin = async (request: FastifyRequest<{ Querystring: Static<typeof LoginQuery> }>, reply: FastifyReply) =>
     reply.type('text/html; charset=utf-8').send(loginPage(request.query.error, idp));
   app.get('/api/auth/login', loginForm, showLogin);
   app.get('/login', { ...loginForm, schema: { ...loginForm.schema, summary: 'Login form (older path)' } }, showLogin);
 
-  app.post<{ Body: { username: string; password: string } }>(
+  app.post(
     '/api/auth/login',
     {
       schema: {
@@ -166,7 +171,10 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
   const redirectUri = (request: FastifyRequest) =>
     idp?.redirectUri ?? `${request.protocol}://${request.host}/api/auth/auth/callback`;
 
-  const toProvider = async (request: FastifyRequest<{ Params: { provider: string } }>, reply: FastifyReply) => {
+  const toProvider = async (
+    request: FastifyRequest<{ Params: Static<typeof ProviderParams> }>,
+    reply: FastifyReply,
+  ) => {
     const name = request.params.provider;
     if (!idp || idp.kind !== name)
       throw notFound(
@@ -212,14 +220,14 @@ export default async function loginRoutes(app: FastifyInstance): Promise<void> {
     schema: {
       tags: ['auth'],
       summary,
-      params: Type.Object({ provider: Type.String() }),
+      params: ProviderParams,
       response: { 302: Redirect, 400: ErrorBody, 404: ErrorBody },
     },
   });
   app.get('/api/auth/auth/:provider', providerSchema('Redirect to the identity provider'), toProvider);
   app.get('/auth/:provider', providerSchema('Redirect to the identity provider (older path)'), toProvider);
 
-  app.get<{ Querystring: { code?: string; state?: string; error?: string; details?: string } }>(
+  app.get(
     '/api/auth/auth/callback',
     {
       schema: {

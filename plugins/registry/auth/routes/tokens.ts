@@ -1,5 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { badRequest, forbidden, unavailable, unprocessable } from '../../../../core/errors.ts';
 import { canAccessServer, hasPermission, requireAdmin, requireUser } from '../access.ts';
 import type { UserContext } from '../context.ts';
@@ -87,11 +88,12 @@ document.getElementById('f').addEventListener('submit', async (e) => {
 </script></main></body></html>`;
 
 /** Self-signed token minting (spec 4.4) and the admin's M2M token from the IdP. */
-export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
+export default async function tokenRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { authenticator, settings, idp } = app.registryAuth;
   const limiter = new MintLimiter(app.sb.store, settings.token_mint_limit_per_hour);
 
-  app.post<{ Body: Static<typeof GenerateBody> }>(
+  app.post(
     '/api/tokens/generate',
     {
       schema: {
