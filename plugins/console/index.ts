@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -10,7 +11,10 @@ import { CSP, ConsoleAssets, indexHtml } from './assets.ts';
  * before; a browser (Accept: text/html) asking for them is sent to the matching console page.
  */
 
-/** GET routes whose browser requests go to a console page: the route's URL -> where. */
+/**
+ * GET routes whose browser requests go to a console page: the route's URL -> where. These run as onRequest
+ * hooks of other plugins' routes, before validation, so params and query are read with a cast.
+ */
 const TO_CONSOLE: Record<string, (request: FastifyRequest) => string> = {
   '/': () => '/ui/',
   '/api/': (request) => {
@@ -26,7 +30,8 @@ const LOGIN_PAGES = new Set(['/login', '/api/auth/login']);
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
 
-async function consolePlugin(app: FastifyInstance): Promise<void> {
+async function consolePlugin(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const assets = new ConsoleAssets();
 
   async function sendIndex(reply: FastifyReply) {
@@ -74,7 +79,7 @@ async function consolePlugin(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const bundle = await assets.get();
-      const file = bundle.files.get((request.params as { file: string }).file);
+      const file = bundle.files.get(request.params.file);
       if (!file)
         throw notFound(
           'SB_ERR_CONSOLE_ASSET',
