@@ -28,7 +28,7 @@ import {
 export const SNAPSHOT_FORMAT = 'SBI2';
 
 /** Work between two yields to the event loop, so a build or load never holds other requests up for long. */
-const SLICE_MS = 8;
+const SLICE_MS = 4;
 
 /** In `u` mode a paired surrogate is one code point, so only a lone half matches. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -40,7 +40,7 @@ function slicer(): () => Promise<void> | undefined {
   let start = performance.now();
   let n = 0;
   return () => {
-    if ((++n & 1023) !== 0 || performance.now() - start < SLICE_MS) return undefined;
+    if ((++n & 63) !== 0 || performance.now() - start < SLICE_MS) return undefined;
     return yieldToLoop().then(() => {
       start = performance.now();
     });
@@ -228,9 +228,12 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
     const n = r.v();
     keyOf[d] = keyBlock.slice(off, off + n);
     off += n;
+    const pause = tick();
+    if (pause) await pause;
   }
   const lenOf = new Int32Array(docs);
   for (let d = 0; d < docs; d++) lenOf[d] = r.v();
+  await tick();
   const updatedOf = new Float64Array(docs);
   for (let d = 0; d < docs; d++) updatedOf[d] = r.f64();
   const metaValues: Record<string, unknown>[] = [];
@@ -250,6 +253,8 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
     const f = r.v();
     if (d >= docs) throw new Error('index snapshot names a record it does not hold');
     terms.set(keyOf[d], single(d, f, lenOf[d]));
+    const pause = tick();
+    if (pause) await pause;
   }
   const count = r.v();
   const nameBlock = r.str();
