@@ -15,6 +15,10 @@ export const TokenRequest = Type.Object({
   }),
   callback_url: Type.Optional(Type.String({ format: 'uri' })),
   force_authentication: Type.Boolean({ default: false }),
+  /** The reference client's name for force_authentication. */
+  force_auth: Type.Optional(Type.Boolean()),
+  /** USER_FEDERATION: extra query parameters for the authorization URL (e.g. prompt, login_hint); never the protocol's own. */
+  custom_parameters: Type.Optional(Type.Record(Type.String({ maxLength: 128 }), Type.String({ maxLength: 2048 }))),
   /** TOKEN_EXCHANGE (RFC 8693): the token to exchange; the caller's bearer token when omitted. */
   subject_token: Type.Optional(Type.String({ minLength: 1 })),
   /** TOKEN_EXCHANGE: the audience (resource indicator) the new token is for. */

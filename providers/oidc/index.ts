@@ -161,7 +161,7 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
           'USER_FEDERATION needs a user: a workload token bound to one (user_id or user_token at POST /workload-token), or an authenticated caller',
         );
       const c = client(cp);
-      if (!req.force_authentication) {
+      if (!req.force_authentication && !req.force_auth) {
         const held = await federation.stored(cp, user, c);
         if (held) return held;
       }
@@ -177,7 +177,14 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
           'SB_ERR_IDENTITY_CALLBACK_NOT_ALLOWED',
           `callback_url is not among the allowed_return_urls of workload identity '${w.sub}'`,
         );
-      return federation.begin(cp, c, { principal_id: caller?.principal?.id ?? '', user_id: user }, redirect, scope);
+      return federation.begin(
+        cp,
+        c,
+        { principal_id: caller?.principal?.id ?? '', user_id: user },
+        redirect,
+        scope,
+        req.custom_parameters,
+      );
     };
 
     /** The user a user_token stands for, verified on the issuer's JWKS (400 when it does not verify). */

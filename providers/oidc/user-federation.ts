@@ -11,6 +11,19 @@ const SESSION_TTL_MS = 10 * 60_000;
 const EXPIRY_MARGIN_MS = 30_000;
 /** The reference's session_uri is a URI; ours is this prefix and the OAuth `state`. */
 export const SESSION_PREFIX = 'urn:switchboard:identity:auth-session:';
+/** What custom_parameters may not set: the parameters that make the flow this caller's. */
+const PROTOCOL_PARAMS = new Set([
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+  'request',
+  'request_uri',
+]);
 
 /** A USER_FEDERATION authorization waiting for the user: bound to who asked, and for which user. */
 interface PendingAuth {
@@ -143,6 +156,7 @@ export class UserFederation {
     who: { principal_id: string; user_id: string },
     redirectUri: string,
     scope: string,
+    custom: Record<string, string> = {},
   ): Promise<TokenResult> {
     const configured = typeof cp.config.authorization_url === 'string' ? cp.config.authorization_url : undefined;
     const endpoint = configured ?? (await this.issuer.metadata()).authorization_endpoint;
@@ -151,10 +165,17 @@ export class UserFederation {
         'SB_ERR_IDENTITY_PROVIDER_INCOMPLETE',
         `The issuer ${this.issuer.url} publishes no authorization_endpoint; set config.authorization_url on credential provider '${cp.name}'`,
       );
+    const own = Object.keys(custom).filter((k) => PROTOCOL_PARAMS.has(k));
+    if (own.length > 0)
+      throw badRequest(
+        'SB_ERR_IDENTITY_CUSTOM_PARAMETER',
+        `custom_parameters cannot set ${own.join(', ')}: Switchboard sets the protocol's own parameters (state and PKCE bind the flow to you)`,
+      );
     const state = b64url(randomBytes(32));
     const verifier = b64url(randomBytes(48));
     const url = new URL(endpoint);
     const q = url.searchParams;
+    for (const [k, v] of Object.entries(custom)) q.set(k, v);
     q.set('response_type', 'code');
     q.set('client_id', client.id);
     q.set('redirect_uri', redirectUri);

@@ -146,6 +146,20 @@ t.test('3-legged authorization: authorization URL, consent at the issuer, auth/c
   t.equal(expired.statusCode, 400, 'an expired session is a 400');
   t.equal(expired.json().code, 'SB_ERR_IDENTITY_AUTH_SESSION_UNKNOWN');
 
+  const hinted = await federated({ force_auth: true, custom_parameters: { login_hint: 'alice', prompt: 'login' } });
+  t.ok(hinted.json().authorization_url, "the reference client's force_auth asks again too");
+  t.match(Object.fromEntries(new URL(hinted.json().authorization_url).searchParams), {
+    login_hint: 'alice',
+    prompt: 'login',
+    code_challenge_method: 'S256',
+  });
+  const hijack = await federated({ force_auth: true, custom_parameters: { state: 'mine', redirect_uri: 'x' } });
+  t.equal(hijack.statusCode, 400, "custom_parameters cannot set the protocol's own");
+  t.match(hijack.json(), {
+    code: 'SB_ERR_IDENTITY_CUSTOM_PARAMETER',
+    detail: /redirect_uri, state|state, redirect_uri/,
+  });
+
   const denied = await federated({ force_authentication: true });
   const deniedState = denied.json().session_uri.split(':').pop();
   const deniedCb = await post('alice', '/auth/complete', {
