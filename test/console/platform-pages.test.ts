@@ -9,6 +9,7 @@ import {
   screenshot,
   startConsole,
 } from './browser.ts';
+import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
 
 /**
  * The console's platform pages in real Chromium against a real app on a loopback port: an agent created in the
@@ -156,6 +157,8 @@ if (!chromiumPath()) {
       await page.locator('.pf-run-state[data-state="done"]').waitFor({ timeout: 120_000 });
       t.equal((await resumed.innerText()).trim(), ANSWER, 'the whole answer arrived after the reload');
       t.match(await text('.pf-tool[data-tool="remember"]'), /done/);
+      await page.locator('.pf-msg-user', { hasText: 'remember the sky is green' }).waitFor();
+      t.pass('the question sent before the reload is back above the answer');
       const status = (await app.inject({ url: `/api/v1/agents/helper/sessions/${sessionId}/status` })).json();
       t.equal(status.status, 'idle', 'the run is over');
       await checkPage(t, page, 'chat');
@@ -264,5 +267,25 @@ if (!chromiumPath()) {
         t.ok(await nav.getByRole('link', { name, exact: true }).count(), `${name} in the sidebar`);
       t.same(pageErrors, [], 'no uncaught errors in the page');
     });
+  });
+
+  t.test('with API-key auth on /api/v1, the console still works through the session cookie', async (t) => {
+    const { app, base } = await startConsole(t, apiKeyUsers(ALICE_BOB_ROOT));
+    t.equal((await app.inject({ url: '/api/v1/agents' })).statusCode, 401, 'the platform API wants a credential');
+    const browser = await launchBrowser(t);
+    const context = await newContext(t, browser, base);
+    context.setDefaultTimeout(45_000);
+    const page = await context.newPage();
+    await loginAsAdmin(page, base);
+    await page.goto(`${base}/ui/platform/new-agent`);
+    await page.getByLabel('Name').fill('keyed');
+    await page.getByLabel('Model').fill('m');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByText("Created agent 'keyed'.").waitFor();
+    const spec = await app.inject({ url: '/api/v1/agents/keyed', headers: keyHeader('root') });
+    t.equal(spec.json().owner_id, 'admin', 'created through the public API as the signed-in user');
+    await page.goto(`${base}/ui/platform/agents`);
+    await page.getByRole('link', { name: 'keyed' }).first().waitFor();
+    t.pass('the list reads with the cookie');
   });
 }

@@ -94,6 +94,22 @@ export function ChatPage() {
   };
 
   /**
+   * A rejoined run's question was sent before the reload and is not in the replay; once the run has ended it is
+   * in the stored history, so the history goes back in front of the streamed answer (which keeps its tool calls).
+   */
+  const restoreAskedMessage = async (sid: string) => {
+    const h = await api<{ messages: Array<{ role: string; content: string }> }>(sessionPath(sid)).catch(
+      () => undefined,
+    );
+    const stored = h ? fromHistory(h.messages) : [];
+    if (stored.at(-1)?.role !== 'assistant') return;
+    setTranscript((t) => {
+      const answer = t.messages.at(-1);
+      return answer?.role === 'assistant' ? { ...t, messages: [...stored.slice(0, -1), answer] } : t;
+    });
+  };
+
+  /**
    * Rejoins the session's run: the transcript goes back to where the run began and the replay fills it in
    * again. Repeats while the stream drops before the run ends.
    */
@@ -114,7 +130,10 @@ export function ChatPage() {
           signal: ctl.signal,
         });
         setPhase('sending');
-        if (await consume(res, ctl.signal)) return;
+        if (await consume(res, ctl.signal)) {
+          await restoreAskedMessage(sid);
+          return;
+        }
       } catch (err) {
         if (ctl.signal.aborted) return;
         if (err instanceof ApiError && err.status < 500) throw err;
