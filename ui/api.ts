@@ -62,12 +62,18 @@ export function resetSession(): void {
   csrf = undefined;
 }
 
+let signedIn = false;
+/** Called once the session is known to be valid: a later 401 then means it ended (the login page says so). */
+export function markSignedIn(): void {
+  signedIn = true;
+}
+
 /** Send the browser to the login page, remembering where it was. */
 export function toLogin(reason?: string): void {
   const here = `${window.location.pathname}${window.location.search}`;
   const q = new URLSearchParams();
   if (!here.startsWith(href('/login'))) q.set('next', here);
-  if (reason) q.set('reason', reason);
+  if (reason && signedIn) q.set('reason', reason);
   window.location.assign(`${href('/login')}?${q}`);
 }
 

@@ -29,13 +29,15 @@ function App() {
   }, [path]);
 
   if (path === '/login') return <LoginPage />;
-  if (user === undefined) return null;
+  // While /api/auth/me is in flight the page renders already and loads its own data in parallel (one round
+  // trip less before the first meaningful paint); a 401 on either sends the browser to the login page.
   // Without the registry surface there is no login: the platform's own auth (noop, API key, JWT) applies.
   if (user === null && registryOn.value) {
     navigate(`/login?next=${encodeURIComponent(`/ui${path}${window.location.search}`)}`, { replace: true });
     return null;
   }
   if (path === '/') {
+    if (user === undefined) return null;
     const first = routes.find((r) => r.nav !== false && (!r.registry || registryOn.value));
     if (first) navigate(first.path, { replace: true });
     return null;
@@ -61,5 +63,5 @@ function App() {
 
 applyTheme();
 interceptLinks();
-render(<App />, document.getElementById('app')!);
 void loadMe();
+render(<App />, document.getElementById('app')!);

@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals';
-import { ApiError, api } from './api.ts';
+import { ApiError, api, markSignedIn } from './api.ts';
 
 /** GET /api/auth/me: who the user is and what the UI should offer them. */
 export interface Me {
@@ -25,6 +25,7 @@ export const registryOn = signal(true);
 export async function loadMe(): Promise<Me | null> {
   try {
     me.value = await api<Me>('/api/auth/me', { allow401: true });
+    markSignedIn();
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) registryOn.value = false;
     me.value = null;

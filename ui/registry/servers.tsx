@@ -6,6 +6,8 @@ import { can } from '../session.ts';
 import { HealthBadge, feedState, health, healthClass, startHealthFeed } from './health-feed.tsx';
 import { type ServerSummary, bare } from './types.ts';
 
+const FIRST_ROWS = 60;
+
 /** Servers table: live health over the WebSocket, search (the list's `query`), filters, tags, enable toggle. */
 export function ServersPage() {
   const q = location.value.query;
@@ -16,6 +18,14 @@ export function ServersPage() {
   const [error, setError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const [typed, setTyped] = useState(query);
+  // The first screenful renders at once, the rest a frame later: with 1,000 servers the table is readable
+  // well before every row is built (the bench's first meaningful paint).
+  const [limit, setLimit] = useState(FIRST_ROWS);
+  useEffect(() => {
+    if (!servers || limit !== FIRST_ROWS) return;
+    const id = requestAnimationFrame(() => setTimeout(() => setLimit(Number.POSITIVE_INFINITY), 0));
+    return () => cancelAnimationFrame(id);
+  }, [servers]);
 
   useEffect(() => startHealthFeed(), []);
 
@@ -136,7 +146,7 @@ export function ServersPage() {
               </tr>
             </thead>
             <tbody>
-              {rows.map((s) => (
+              {rows.slice(0, limit).map((s) => (
                 <tr key={s.path} data-path={s.path}>
                   <td>
                     <a href={href(`/servers/${bare(s.path)}`)}>{s.server_name || s.name}</a>{' '}
