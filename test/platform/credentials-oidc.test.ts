@@ -83,6 +83,14 @@ t.test('status reports source oidc from the userinfo attributes, cached per toke
     'headers win over the profile',
   );
 
+  // The cache is bounded: with room for one token, alternating callers read the userinfo each time.
+  const tiny = await app({ server_credentials: 'fallback', oidc: { cache_max_entries: 1 } });
+  const n0 = oidc.userinfoCalls();
+  for (const who of [alice, bob, alice, bob]) await status(tiny, who);
+  t.equal(oidc.userinfoCalls(), n0 + 4, 'one entry: every change of caller reads again');
+  await status(tiny, bob);
+  t.equal(oidc.userinfoCalls(), n0 + 4, 'the entry it holds is still served');
+
   const never = await app({ server_credentials: 'never', oidc: {} });
   t.equal((await status(never, alice)).source, 'oidc');
   t.equal((await status(never, bob)).source, 'none');
