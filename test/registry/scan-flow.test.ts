@@ -81,7 +81,17 @@ t.test(
     });
     t.ok([403, 404].includes(gw.statusCode), `the gateway refuses it (${gw.statusCode} ${gw.body.slice(0, 120)})`);
     const detail = (await app.inject({ url: '/api/servers/evil', headers: admin })).json();
-    t.match(detail, { is_enabled: false, tags: ['security-pending'] }, 'still readable with its status');
+    t.match(
+      detail,
+      { is_enabled: false, tags: ['security-pending'], health_status: /^unhealthy/ },
+      'still readable, shown unhealthy with its tag',
+    );
+    const allTools = (await app.inject({ url: '/api/tools/all', headers: admin })).json().tools;
+    t.notOk(
+      allTools.some((x: { server_path: string }) => x.server_path === '/evil'),
+      '/api/tools/all leaves its tools out',
+    );
+    t.equal((await app.inject({ url: '/api/tools/evil', headers: admin })).statusCode, 400, 'its tools are not served');
 
     // The stored report has the spec 2.6 shape.
     const report = (await app.inject({ url: '/api/servers/evil/security-scan', headers: admin })).json();

@@ -30,7 +30,17 @@ export const passingScan: ScanHook = {
 export function applyVerdict<T extends { is_enabled: boolean; tags: string[] }>(record: T, verdict: ScanVerdict): T {
   if (!verdict.blocked) return record;
   const tag = verdict.tag !== false && !record.tags.includes(SECURITY_PENDING);
-  return { ...record, is_enabled: false, tags: tag ? [...record.tags, SECURITY_PENDING] : record.tags };
+  return heldUnhealthy({ ...record, is_enabled: false, tags: tag ? [...record.tags, SECURITY_PENDING] : record.tags });
+}
+
+/** Health shown for a server a scan blocked (spec 3: "shown as unhealthy"); the health checker replaces it once re-enabled. */
+export const SECURITY_PENDING_HEALTH = 'unhealthy: security-pending';
+
+/** Servers (records with a health status) that a scan blocks read unhealthy until a check after re-enabling. */
+export function heldUnhealthy<T>(record: T): T {
+  return record && typeof record === 'object' && 'health_status' in record
+    ? { ...record, health_status: SECURITY_PENDING_HEALTH }
+    : record;
 }
 
 /**

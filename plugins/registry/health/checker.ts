@@ -22,7 +22,12 @@ export interface CheckableServer {
   origin?: string;
   /** The current entry, returned for a disabled server whose record needs no write. */
   entry: HealthEntry;
+  /** Disabled by a security scan (security-pending): recorded as unhealthy, not disabled (spec 3). */
+  held?: boolean;
 }
+
+/** The status a disabled server is recorded with. */
+export const disabledStatus = (held: boolean | undefined) => (held ? 'unhealthy: security-pending' : 'disabled');
 
 export interface HealthRecord {
   health_status: string;
@@ -232,8 +237,9 @@ export class HealthChecker {
     if (!s.enabled) {
       probed();
       // Nothing to probe; written once so the stored status says why, then left alone.
-      if (s.storedStatus === 'disabled') return s.entry;
-      return save(s.path, { health_status: 'disabled', last_checked_iso: new Date().toISOString() });
+      const status = disabledStatus(s.held);
+      if (s.storedStatus === status) return s.entry;
+      return save(s.path, { health_status: status, last_checked_iso: new Date().toISOString() });
     }
     const release = await this.slots.acquire();
     let record: HealthRecord;

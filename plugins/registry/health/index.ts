@@ -7,7 +7,7 @@ import { requireBasicAdmin, requirePermission, requireUser } from '../auth/acces
 import { serverVisibility } from '../catalog/access.ts';
 import { decodedOnce } from '../catalog/server-actions.ts';
 import type { ServerRecord } from '../catalog/records.ts';
-import { HealthChecker, type CheckableServer } from './checker.ts';
+import { disabledStatus, HealthChecker, type CheckableServer } from './checker.ts';
 import { healthConfig } from './config.ts';
 import { HealthHub, type HealthEntry } from './hub.ts';
 import { mcpTarget } from './targets.ts';
@@ -33,8 +33,12 @@ const Refresh = Type.Object({
 });
 const Params = Type.Object({ server: Type.String() });
 
+/** A disabled server reads `disabled`, or unhealthy when a security scan holds it (spec 3). */
+const shownStatus = (s: ServerRecord) =>
+  s.is_enabled ? s.health_status : disabledStatus(s.tags.includes('security-pending'));
+
 const entryOf = (s: ServerRecord): HealthEntry => ({
-  status: s.is_enabled ? s.health_status : 'disabled',
+  status: shownStatus(s),
   last_checked_iso: s.last_checked_iso,
   num_tools: s.num_tools,
 });
@@ -55,6 +59,7 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
     enabled: s.is_enabled,
     version: s.updated_at,
     storedStatus: s.health_status,
+    held: s.tags.includes('security-pending'),
     manualTools: (s.tool_list_json?.length ?? 0) > 0,
     // Read again at probe time: the credential is decrypted then, for that probe only.
     // Connections go through the backend guard's dispatcher, which judges the address again at connect time.
@@ -122,7 +127,7 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
     const after = servers.require(s.path);
     return {
       path: after.path,
-      health_status: after.is_enabled ? after.health_status : 'disabled',
+      health_status: shownStatus(after),
       last_checked_iso: after.last_checked_iso,
       num_tools: after.num_tools,
       tools: after.tools.map((t) => ({

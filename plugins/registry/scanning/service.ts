@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../../core/errors.ts';
 import type { ScanTarget } from '../../../core/primitives/scanners.ts';
 import type { Catalog } from '../catalog/context.ts';
 import type { AgentRecord, ServerRecord, SkillRecord } from '../catalog/records.ts';
-import { SECURITY_PENDING, type ScanHook, type ScanVerdict } from '../catalog/scan.ts';
+import { heldUnhealthy, SECURITY_PENDING, type ScanHook, type ScanVerdict } from '../catalog/scan.ts';
 import type { AnalyzerSet } from './analyzers.ts';
 import { agentReport, type ScanSummary, serverReport, skillReport, summarize } from './reports.ts';
 import type { ScanResults } from './results-store.ts';
@@ -159,11 +159,11 @@ export class ScanService implements ScanHook {
   static applyRescan<T extends { is_enabled: boolean; tags: string[] }>(record: T, d: Decision): T {
     if (d.block) {
       d.summary.blocked = true;
-      return {
+      return heldUnhealthy({
         ...record,
         is_enabled: false,
         tags: d.tag && !record.tags.includes(SECURITY_PENDING) ? [...record.tags, SECURITY_PENDING] : record.tags,
-      };
+      });
     }
     if (d.summary.is_safe && record.tags.includes(SECURITY_PENDING))
       return { ...record, is_enabled: true, tags: record.tags.filter((t) => t !== SECURITY_PENDING) };
