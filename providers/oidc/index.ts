@@ -162,7 +162,7 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
         );
       const c = client(cp);
       if (!req.force_authentication && !req.force_auth) {
-        const held = await federation.stored(cp, user, c);
+        const held = await federation.stored(cp, user, caller?.principal?.id ?? '', c);
         if (held) return held;
       }
       const redirect = req.callback_url ?? str(cp.config, 'redirect_uri');

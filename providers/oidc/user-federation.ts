@@ -40,6 +40,8 @@ interface PendingAuth {
 
 /** A user's delegated tokens for one credential provider; the token values are Fernet tokens. */
 interface StoredTokens {
+  /** The platform principal that completed the authorization: the tokens are handed to it only. */
+  principal_id: string;
   access_token: string;
   refresh_token?: string;
   token_type: string;
@@ -111,9 +113,16 @@ export class UserFederation {
     };
   }
 
-  private async keep(provider: string, user: string, t: TokenAnswer, previousRefresh?: string): Promise<StoredTokens> {
+  private async keep(
+    provider: string,
+    user: string,
+    principalId: string,
+    t: TokenAnswer,
+    previousRefresh?: string,
+  ): Promise<StoredTokens> {
     const refresh = t.refresh_token ?? previousRefresh;
     const stored: StoredTokens = {
+      principal_id: principalId,
       access_token: this.fernet.encrypt(t.access_token),
       ...(refresh ? { refresh_token: this.fernet.encrypt(refresh) } : {}),
       token_type: t.token_type ?? 'Bearer',
@@ -125,9 +134,15 @@ export class UserFederation {
   }
 
   /** The user's live token for the provider, refreshed if it expired and can be; undefined when the user must authorise. */
-  async stored(cp: CredentialProvider, user: string, client: FederationClient): Promise<TokenResult | undefined> {
+  async stored(
+    cp: CredentialProvider,
+    user: string,
+    principalId: string,
+    client: FederationClient,
+  ): Promise<TokenResult | undefined> {
     const t = await this.tokens.get(this.key(cp.name, user));
-    if (!t) return undefined;
+    // Another caller naming the same user gets no token: it must have the user authorise for it.
+    if (!t || t.principal_id !== principalId) return undefined;
     if (t.expires_at === undefined || t.expires_at - EXPIRY_MARGIN_MS > Date.now()) return this.answer(t);
     if (!t.refresh_token) return undefined;
     const refresh = this.fernet.decryptString(t.refresh_token);
@@ -138,7 +153,7 @@ export class UserFederation {
         { grant_type: 'refresh_token', refresh_token: refresh },
         true,
       );
-      return this.answer(await this.keep(cp.name, user, fresh, refresh));
+      return this.answer(await this.keep(cp.name, user, principalId, fresh, refresh));
     } catch (err) {
       // A refused refresh (revoked, expired) means the user authorises again; an issuer that is down is the caller's 503.
       if ((err as { statusCode?: number }).statusCode === 400) {
@@ -262,6 +277,6 @@ export class UserFederation {
       true,
       'the authorization code is wrong, spent or expired: request a token with auth_flow USER_FEDERATION again',
     );
-    await this.keep(cp.name, s.user_id, t);
+    await this.keep(cp.name, s.user_id, s.principal_id, t);
   }
 }

@@ -23,7 +23,7 @@ t.test('3-legged authorization: authorization URL, consent at the issuer, auth/c
   t.teardown(() => oidc.close());
   const app = await makeApp(t, {
     providers: {
-      auth: apiKeyAuthSection({ alice: {}, bob: {} }),
+      auth: apiKeyAuthSection({ alice: {}, bob: {}, root: { admin: true } }),
       identity: {
         instances: { noop: { type: 'noop' }, oidc: { type: 'oidc', options: { issuer: oidc.issuer } } },
       },
@@ -118,6 +118,16 @@ t.test('3-legged authorization: authorization URL, consent at the issuer, auth/c
   t.equal(info.status, 200);
   t.match(await info.json(), { sub: 'alice', email: 'alice@example.test' }, "alice's own token");
   t.equal((await federated()).json().access_token, token, 'and again on the next request');
+  const rootAsks = await post('root', '/token', {
+    credential_provider: 'mail',
+    workload_token: (await post('root', '/workload-token', { workload_name: 'mail-agent', user_id: 'alice' })).json()
+      .workload_token,
+    auth_flow: 'USER_FEDERATION',
+    callback_url: CALLBACK,
+  });
+  t.equal(rootAsks.statusCode, 200, rootAsks.body);
+  t.equal(rootAsks.json().access_token, null, 'another caller naming the same user does not get her token');
+  t.ok(rootAsks.json().authorization_url, 'it must have her authorise for it');
   for await (const [, v] of app.sb.store.collection('identity_oidc_user_tokens:oidc').entries())
     t.notMatch(JSON.stringify(v), token, 'the token is encrypted at rest');
 
