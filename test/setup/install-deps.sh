@@ -6,6 +6,8 @@ set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The browser provider prefers Debian's headless shell (docs/browser.md, "Performance").
+[ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v yara >/dev/null 2>&1 || need+=(yara)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
