@@ -1,5 +1,5 @@
 import { FIELDS, type Field } from './documents.ts';
-import { terms } from './tokens.ts';
+import { STOPWORDS, stem, words } from './tokens.ts';
 
 /**
  * Field-weighted BM25 (BM25F with one length normalisation over the weighted
@@ -52,13 +52,22 @@ export class FieldBm25 {
   }
 
   add(slot: number, fields: Partial<Record<Field, string>>): void {
+    const split: Partial<Record<Field, string[]>> = {};
+    for (const f of FIELDS) if (fields[f]) split[f] = words(fields[f]!);
+    this.addWords(slot, split);
+  }
+
+  /** add() for fields already split into words (the engine splits each field once for every index it feeds). */
+  addWords(slot: number, fields: Partial<Record<Field, string[]>>): void {
     const tf = new Map<string, number>();
     let length = 0;
     for (const f of FIELDS) {
-      const text = fields[f];
-      if (!text) continue;
+      const ws = fields[f];
+      if (!ws) continue;
       const w = FIELD_WEIGHTS[f];
-      for (const t of terms(text)) {
+      for (const word of ws) {
+        if (STOPWORDS.has(word)) continue;
+        const t = stem(word);
         tf.set(t, (tf.get(t) ?? 0) + w);
         length += w;
       }

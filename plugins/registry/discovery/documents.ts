@@ -30,8 +30,8 @@ export interface Doc {
   /** The display name (server_name, tool name, agent or skill name): a query that is just this names the entity. */
   title: string;
   fields: Partial<Record<Field, string>>;
-  /** What the embedding reads: name, description and the most telling short fields. */
-  gist: string;
+  /** What the embedding reads besides the title: description and the most telling short fields (not bodies). */
+  gistFields: readonly Field[];
 }
 
 /** Metadata values as text: strings, numbers and string lists, keys included (`team: payments`). */
@@ -68,7 +68,7 @@ export function serverDocs(s: ServerRecord): Doc[] {
       tool_descriptions: tools.map((t) => t.description ?? '').join(' '),
       metadata: metadataText(s.metadata),
     },
-    gist: `${s.server_name} ${s.description} ${s.tags.join(' ')} ${tools.map((t) => t.name).join(' ')}`,
+    gistFields: ['description', 'tags', 'tool_names'],
   };
   const toolDocs = tools.map(
     (t): Doc => ({
@@ -85,7 +85,7 @@ export function serverDocs(s: ServerRecord): Doc[] {
         tags: s.tags.join(' '),
         metadata: paramNames(t.inputSchema),
       },
-      gist: `${t.name} ${t.description ?? ''}`,
+      gistFields: ['description'],
     }),
   );
   return [server, ...toolDocs];
@@ -108,7 +108,7 @@ export function agentDoc(a: AgentRecord): Doc {
       tool_descriptions: skills.map((k) => k.description ?? '').join(' '),
       metadata: a.provider ?? '',
     },
-    gist: `${a.name} ${a.description} ${skills.map((k) => `${k.name} ${k.description ?? ''}`).join(' ')}`,
+    gistFields: ['description', 'tool_names', 'tool_descriptions'],
   };
 }
 
@@ -134,11 +134,18 @@ export function skillDoc(k: SkillRecord): Doc {
       tool_names: k.allowed_tools.join(' '),
       body: skillBody(k.skill_md ?? ''),
     },
-    gist: `${k.name} ${k.description} ${k.tags.join(' ')}`,
+    gistFields: ['description', 'tags'],
   };
 }
 
-/** What a doc's index entry depends on: a record whose signature is unchanged (a health update) is not reindexed. */
-export function signature(d: Doc): string {
-  return `${d.gist}\u0000${FIELDS.map((f) => d.fields[f] ?? '').join('\u0001')}`;
+/** The text an embeddings endpoint is sent for a doc. */
+export function gistOf(d: Doc): string {
+  return [d.title, ...d.gistFields.map((f) => d.fields[f] ?? '')].join(' ');
+}
+
+/** Same text, same index entry: a record whose fields did not change (a health update) is not reindexed. */
+export function sameText(a: Doc, b: Doc): boolean {
+  if (a.title !== b.title || a.kind !== b.kind) return false;
+  for (const f of FIELDS) if ((a.fields[f] ?? '') !== (b.fields[f] ?? '')) return false;
+  return true;
 }

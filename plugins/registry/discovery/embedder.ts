@@ -14,6 +14,8 @@ export interface Embedder {
   readonly dims: number;
   /** Unit-length vector, or undefined when no word of the text is known. */
   embed(text: string): Float32Array | undefined;
+  /** embed() for a text already split by tokens.words (the index splits each field once). */
+  embedWords?(ws: readonly string[]): Float32Array | undefined;
 }
 
 const SIF_A = 1e-3;
@@ -47,10 +49,14 @@ export class SifEmbedder implements Embedder {
   }
 
   embed(text: string): Float32Array | undefined {
+    return this.embedWords(words(text));
+  }
+
+  embedWords(ws: readonly string[]): Float32Array | undefined {
     const v = new Float32Array(this.dims);
     let any = false;
     const seen = new Map<string, number>();
-    for (const w of words(text)) {
+    for (const w of ws) {
       if (STOPWORDS.has(w) || w.length < 2) continue;
       // A word repeated in a long text (a tool name in every tool description) should not drown the rest.
       const n = (seen.get(w) ?? 0) + 1;

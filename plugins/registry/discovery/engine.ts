@@ -1,8 +1,8 @@
 import { FieldBm25, type QueryTerm } from './bm25.ts';
-import { type Doc, type EntityKind, FIELDS, signature } from './documents.ts';
+import { type Doc, type EntityKind, type Field, FIELDS, gistOf, sameText } from './documents.ts';
 import type { Embedder } from './embedder.ts';
 import { FUSION, fuse, semanticScore } from './fusion.ts';
-import { rawWords, STOPWORDS, stem, terms, words } from './tokens.ts';
+import { EXPANSIONS, rawWords, STOPWORDS, stem, terms, words } from './tokens.ts';
 import { NameVocabulary } from './typo.ts';
 
 export interface SearchOptions {
@@ -24,12 +24,11 @@ export interface Hit {
 }
 
 /** Words in names, tool names and tags: what typo tolerance corrects towards. */
-const nameWords = (d: Doc) => words(`${d.fields.name ?? ''} ${d.fields.tool_names ?? ''} ${d.fields.tags ?? ''}`);
+const NAME_FIELDS: readonly Field[] = ['name', 'tool_names', 'tags'];
+/** Words of names and descriptions: where neighbours by meaning are looked for. */
+const TEXT_FIELDS: readonly Field[] = ['name', 'description', 'tool_descriptions', 'tags'];
+const pick = (fw: Partial<Record<Field, string[]>>, fields: readonly Field[]) => fields.flatMap((f) => fw[f] ?? []);
 /** A display name as words without separators: `GitHub`, `git-hub` and `github` are one name. */
-const textWords = (d: Doc) =>
-  words(
-    `${d.fields.name ?? ''} ${d.fields.description ?? ''} ${d.fields.tool_descriptions ?? ''} ${d.fields.tags ?? ''}`,
-  );
 const titleKey = (text: string) =>
   rawWords(text)
     .filter((w) => !STOPWORDS.has(w))
@@ -43,7 +42,6 @@ const titleKey = (text: string) =>
 export class DiscoveryEngine {
   private readonly docs: (Doc | undefined)[] = [];
   private readonly slotOf = new Map<string, number>();
-  private readonly sigs = new Map<string, string>();
   private readonly groups = new Map<string, Set<string>>();
   private readonly titles: string[] = [];
   private readonly bm25 = new FieldBm25();
@@ -52,6 +50,7 @@ export class DiscoveryEngine {
   private vectors: Float32Array;
   private hasVector: Uint8Array;
   private acc = new Float64Array(1024);
+  private cosBuf = new Float32Array(1024);
   private next = 0;
   /** Bumped on every change: answers and tests can tell which index state they saw. */
   version = 0;
@@ -85,10 +84,9 @@ export class DiscoveryEngine {
   }
 
   private upsert(doc: Doc): void {
-    const sig = signature(doc);
-    if (this.sigs.get(doc.id) === sig) {
-      // Same text; keep the fresh object (its title or key may be shared with the record).
-      this.docs[this.slotOf.get(doc.id)!] = doc;
+    const had = this.slotOf.get(doc.id);
+    if (had !== undefined && sameText(this.docs[had]!, doc)) {
+      this.docs[had] = doc;
       return;
     }
     this.remove(doc.id);
@@ -97,11 +95,15 @@ export class DiscoveryEngine {
     this.docs[slot] = doc;
     this.titles[slot] = titleKey(doc.title);
     this.slotOf.set(doc.id, slot);
-    this.sigs.set(doc.id, sig);
-    this.bm25.add(slot, doc.fields);
-    this.vocab.add(nameWords(doc));
-    this.textVocab.add(textWords(doc));
-    const v = this.embedder?.embed(doc.gist);
+    // Each field is split into words once, for BM25 and both vocabularies.
+    const fw: Partial<Record<Field, string[]>> = {};
+    for (const f of FIELDS) if (doc.fields[f]) fw[f] = words(doc.fields[f]!);
+    this.bm25.addWords(slot, fw);
+    this.vocab.add(pick(fw, NAME_FIELDS));
+    this.textVocab.add(pick(fw, TEXT_FIELDS));
+    const v = this.embedder?.embedWords
+      ? this.embedder.embedWords([...words(doc.title), ...pick(fw, doc.gistFields)])
+      : this.embedder?.embed(gistOf(doc));
     if (v) {
       this.vectors.set(v, slot * v.length);
       this.hasVector[slot] = 1;
@@ -114,7 +116,7 @@ export class DiscoveryEngine {
     const slot = this.slotOf.get(id);
     const doc = slot === undefined ? undefined : this.docs[slot];
     if (slot === undefined || !doc) return;
-    const v = this.embedder?.embed(doc.gist);
+    const v = this.embedder?.embed(gistOf(doc));
     if (v) {
       this.vectors.set(v, slot * v.length);
       this.hasVector[slot] = 1;
@@ -126,13 +128,14 @@ export class DiscoveryEngine {
     if (slot === undefined) return;
     const doc = this.docs[slot]!;
     this.bm25.remove(slot);
-    this.vocab.remove(nameWords(doc));
-    this.textVocab.remove(textWords(doc));
+    const fw: Partial<Record<Field, string[]>> = {};
+    for (const f of FIELDS) if (doc.fields[f]) fw[f] = words(doc.fields[f]!);
+    this.vocab.remove(pick(fw, NAME_FIELDS));
+    this.textVocab.remove(pick(fw, TEXT_FIELDS));
     this.docs[slot] = undefined;
     this.titles[slot] = '';
     this.hasVector[slot] = 0;
     this.slotOf.delete(id);
-    this.sigs.delete(id);
     this.version++;
   }
 
@@ -141,6 +144,7 @@ export class DiscoveryEngine {
     let cap = this.acc.length;
     while (cap < n) cap *= 2;
     this.acc = new Float64Array(cap);
+    this.cosBuf = new Float32Array(cap);
     const dims = this.embedder?.dims ?? 0;
     const v = new Float32Array(cap * dims);
     v.set(this.vectors);
@@ -166,13 +170,18 @@ export class DiscoveryEngine {
     for (const w of words(query)) {
       const hint = KIND_WORDS[w];
       if (hint) kindsNamed.add(hint);
-      if (STOPWORDS.has(w) || typed.has(w)) continue;
+      if (STOPWORDS.has(w) || typed.has(w) || w.length < 2) continue;
       typed.add(w);
       const t = stem(w);
+      // An abbreviation the index lacks is carried by its spelled-out words (words() emitted them next).
+      if (EXPANSIONS[w] && !this.bm25.has(t)) continue;
       const say = this.wordWeight?.(w) ?? 1;
       if (this.bm25.has(t)) {
         out.push({ term: t, weight: 1, normWeight: say });
         text.push(w);
+        // Known words reach their neighbours too, at a lower weight: `store` a file also means `upload` it.
+        for (const n of this.neighbours?.(w) ?? [])
+          out.push({ term: stem(n.word), weight: n.weight * KNOWN_NEIGHBOUR, normWeight: 0 });
         continue;
       }
       const fixes = this.commonWord(w) ? [] : this.vocab.corrections(w);
@@ -220,58 +229,93 @@ export class DiscoveryEngine {
     return this.textVocab.words();
   }
 
+  /** Cosine of every doc with the query into cosBuf; docs above `min` into `near`. Unrolled by four: the hot loop. */
+  private scan(qv: Float32Array, min: number, near: number[]): void {
+    const dims = qv.length;
+    const vec = this.vectors;
+    const has = this.hasVector;
+    const cos = this.cosBuf;
+    const n = this.next;
+    const four = dims - (dims % 4);
+    for (let s = 0; s < n; s++) {
+      if (!has[s]) {
+        cos[s] = 0;
+        continue;
+      }
+      const base = s * dims;
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let d = 0; d < four; d += 4) {
+        a0 += qv[d]! * vec[base + d]!;
+        a1 += qv[d + 1]! * vec[base + d + 1]!;
+        a2 += qv[d + 2]! * vec[base + d + 2]!;
+        a3 += qv[d + 3]! * vec[base + d + 3]!;
+      }
+      for (let d = four; d < dims; d++) a0 += qv[d]! * vec[base + d]!;
+      const dot = a0 + a1 + a2 + a3;
+      cos[s] = dot;
+      if (dot > min) near.push(s);
+    }
+  }
+
   search(query: string, opts: SearchOptions): Hit[] {
     const { terms: qterms, text, kindsNamed } = this.parse(query);
     const touched: number[] = [];
     const acc = this.acc;
+    const cos = this.cosBuf;
     const norm = qterms.length ? this.bm25.score(qterms, acc, touched) : 0;
-    const lex = new Map<number, number>();
-    for (const s of touched) {
-      lex.set(s, norm > 0 ? Math.min(1, acc[s]! / norm) : 0);
-      acc[s] = 0;
-    }
-    // Coverage of the whole query: typo weights make the normaliser a little smaller than an exact match's.
-    const cos = new Map<number, number>();
+    for (const s of touched) acc[s] = norm > 0 ? Math.min(1, acc[s]! / norm) : 0;
+    const near: number[] = [];
+    const floor = opts.floor ?? FUSION.floor;
     const qv = text ? this.embedder?.embed(text) : undefined;
     if (qv) {
-      const dims = qv.length;
-      const vec = this.vectors;
-      for (let s = 0; s < this.next; s++) {
-        if (!this.hasVector[s]) continue;
-        let dot = 0;
-        const base = s * dims;
-        for (let d = 0; d < dims; d++) dot += qv[d]! * vec[base + d]!;
-        if (dot > FUSION.cosZero) cos.set(s, dot);
-      }
+      // Every doc's cosine lands in cos[] (a doc the lexical side found reads it there). A doc the lexical side did
+      // not find needs a cosine that can reach the floor alone to be a candidate at all.
+      const needed =
+        FUSION.cosZero + (floor / (FUSION.semanticWeight * FUSION.kindHint)) * (FUSION.cosFull - FUSION.cosZero);
+      this.scan(qv, Math.max(FUSION.cosZero, needed), near);
     }
     const qTitle = titleKey(query);
     const fixedTitle = titleKey(text);
-    const floor = opts.floor ?? FUSION.floor;
-    const perKind = new Map<EntityKind, Hit[]>();
+    const k = opts.perKind;
+    // Per kind, the best k so far (descending); allow() is asked only of a doc that would enter it.
+    const best = new Map<EntityKind, { slot: number; score: number; l: number; sem: number }[]>();
     const consider = (s: number) => {
       const doc = this.docs[s];
       if (!doc || !opts.kinds.has(doc.kind)) return;
-      const l = lex.get(s) ?? 0;
-      const c = cos.get(s) ?? 0;
-      const sem = semanticScore(c);
+      const l = acc[s]!;
+      const sem = qv ? semanticScore(cos[s]!) : 0;
       const title = this.titles[s]!;
       const nameMatch = title !== '' && (title === qTitle || title === fixedTitle);
       let score = fuse(l, sem, nameMatch);
       // "an agent that ...", "a skill for ...": the kind asked for ranks above the others at equal evidence.
       if (kindsNamed.size && kindsNamed.has(doc.kind)) score = Math.min(1, score * FUSION.kindHint);
+      score = round(score);
       if (score < floor || score === 0) return;
+      let list = best.get(doc.kind);
+      if (!list) best.set(doc.kind, (list = []));
+      const last = list[list.length - 1];
+      if (
+        list.length >= k &&
+        last &&
+        (score < last.score || (score === last.score && doc.id > this.docs[last.slot]!.id))
+      )
+        return;
       if (!opts.allow(doc)) return;
-      let list = perKind.get(doc.kind);
-      if (!list) perKind.set(doc.kind, (list = []));
-      list.push({ doc, relevance_score: round(score), lexical: l, semantic: sem });
+      let i = list.length;
+      while (i > 0 && before(score, doc.id, list[i - 1]!.score, this.docs[list[i - 1]!.slot]!.id)) i--;
+      list.splice(i, 0, { slot: s, score, l, sem });
+      if (list.length > k) list.pop();
     };
-    for (const s of lex.keys()) consider(s);
-    for (const s of cos.keys()) if (!lex.has(s)) consider(s);
+    for (const s of touched) consider(s);
+    for (const s of near) if (acc[s] === 0) consider(s);
+    for (const s of touched) acc[s] = 0;
     const hits: Hit[] = [];
-    for (const list of perKind.values()) {
-      list.sort((a, b) => b.relevance_score - a.relevance_score || a.doc.id.localeCompare(b.doc.id));
-      hits.push(...list.slice(0, opts.perKind));
-    }
+    for (const list of best.values())
+      for (const e of list)
+        hits.push({ doc: this.docs[e.slot]!, relevance_score: e.score, lexical: e.l, semantic: e.sem });
     hits.sort((a, b) => b.relevance_score - a.relevance_score || a.doc.id.localeCompare(b.doc.id));
     const qset = new Set(qterms.map((q) => q.term));
     for (const h of hits) h.match_context = context(h.doc, qset);
@@ -299,7 +343,12 @@ const KIND_WORDS: Record<string, EntityKind> = {
   function: 'tool',
 };
 
+/** How much a neighbour of a word the index knows counts, against one of a word it lacks. */
+const KNOWN_NEIGHBOUR = 0.35;
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
+/** Ranking order: higher score first, then id, so equal scores come out the same way every time. */
+const before = (score: number, id: string, otherScore: number, otherId: string) =>
+  score > otherScore || (score === otherScore && id < otherId);
 
 /** The first field, in weight order, holding a query term: the reason a person can read for the match. */
 function context(doc: Doc, q: Set<string>): string | undefined {

@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/context.ts';
 import type { Change } from '../catalog/repository.ts';
 import type { AgentRecord, ServerRecord, SkillRecord } from '../catalog/records.ts';
 import { type DiscoveryConfig, discoveryConfig } from './config.ts';
-import { agentDoc, type Doc, serverDocs, skillDoc } from './documents.ts';
+import { agentDoc, type Doc, gistOf, serverDocs, skillDoc } from './documents.ts';
 import { type Embedder, SifEmbedder } from './embedder.ts';
 import { DiscoveryEngine, type Hit, type SearchOptions } from './engine.ts';
 import { CombinedEmbedder, RemoteEmbeddings } from './remote-embeddings.ts';
@@ -64,7 +64,7 @@ export class Discovery {
 
   private put(prefix: string, key: string, docs: Doc[]): void {
     this.engine.replaceGroup(`${prefix}:${key}`, docs);
-    if (this.remote) for (const d of docs) if (!this.remote.vector(d.gist)) this.pendingVectors.set(d.id, d);
+    if (this.remote) for (const d of docs) if (!this.remote.vector(gistOf(d))) this.pendingVectors.set(d.id, d);
   }
 
   /** Replaces every group of one prefix with the records now in the collection (unchanged text costs a comparison). */
@@ -88,7 +88,7 @@ export class Discovery {
   private async prepare(query: string): Promise<SearchMode> {
     if (!this.remote) return this.engine.semantic ? 'hybrid' : 'lexical-only';
     const docs = [...this.pendingVectors.values()];
-    const ok = await this.remote.fetch([query, ...docs.map((d) => d.gist)]);
+    const ok = await this.remote.fetch([query, ...docs.map(gistOf)]);
     if (!ok) {
       this.log?.warn({ err: this.remote.lastError }, 'discovery: embeddings endpoint failed; ranking without it');
       return this.remote.config.mode === 'join' && this.engine.embedder ? 'hybrid' : 'lexical-only';

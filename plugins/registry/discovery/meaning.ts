@@ -1,4 +1,5 @@
 import type { DiscoveryEngine } from './engine.ts';
+import { STOPWORDS } from './tokens.ts';
 import type { WordVectors } from './word-vectors.ts';
 
 /**
@@ -12,6 +13,7 @@ const SAY_A = 1e-4;
 const ZIPF_H = Math.log(341_479) + 0.5772;
 const NEIGHBOUR_MIN_COS = 0.55;
 const NEIGHBOURS = 3;
+const NEIGHBOUR_MIN_RANK = 1_000;
 
 export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): void {
   const { rows, data, dims } = wv;
@@ -28,7 +30,11 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
   let matrix = new Float32Array(0);
   const build = () => {
     vocab = [];
-    for (const w of engine.indexWords()) if (w.length > 2 && rows.has(w)) vocab.push(w);
+    // Very common words (`what`, `all`, `many`) are near everything and mean nothing in particular.
+    for (const w of engine.indexWords()) {
+      const r = rows.get(w);
+      if (w.length > 2 && r !== undefined && r >= NEIGHBOUR_MIN_RANK && !STOPWORDS.has(w)) vocab.push(w);
+    }
     matrix = new Float32Array(vocab.length * dims);
     vocab.forEach((w, i) => {
       const r = rows.get(w)!;

@@ -23,7 +23,7 @@ export const STOPWORDS = new Set(
  * Abbreviations people and catalogs write, spelled out beside the short form
  * (docs and queries alike), so `PRs` finds pull requests and `k8s` Kubernetes.
  */
-const EXPANSIONS: Record<string, string[]> = {
+export const EXPANSIONS: Record<string, string[]> = {
   pr: ['pull', 'request'],
   prs: ['pull', 'requests'],
   k8s: ['kubernetes'],
@@ -61,6 +61,14 @@ export function words(text: string): string[] {
   for (const token of text.split(/[^A-Za-z0-9]+/)) {
     if (!token) continue;
     const lower = token.toLowerCase();
+    // Most tokens are lowercase or Capitalised: nothing to split, no regex to run.
+    const rest = token.slice(1);
+    if (rest === rest.toLowerCase()) {
+      out.push(lower);
+      const more = EXPANSIONS[lower];
+      if (more) out.push(...more);
+      continue;
+    }
     // `PRs`, `APIs`: an acronym's plural is one word, not `p` + `rs`.
     const parts = /^[A-Z]+s$/.test(token)
       ? [lower]
