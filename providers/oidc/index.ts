@@ -301,7 +301,11 @@ export const oidcIdentity: ProviderFactory<IdentityProvider> = {
       listCredentialProviders: () => records.listProviders(),
       getCredentialProvider: (n) => records.getProvider(n),
       updateCredentialProvider: (n, req) => records.updateProvider(n, req.config),
-      deleteCredentialProvider: (n) => records.deleteProvider(n),
+      async deleteCredentialProvider(n) {
+        const gone = await records.deleteProvider(n);
+        if (gone) await federation.forget(n);
+        return gone;
+      },
       createWorkloadIdentity: (req) => records.createWorkload(req.name, [...(req.allowed_return_urls ?? [])]),
       listWorkloadIdentities: () => records.listWorkloads(),
       getWorkloadIdentity: (n) => records.getWorkload(n),

@@ -164,6 +164,13 @@ export class UserFederation {
     }
   }
 
+  /** A deleted credential provider takes its users' tokens with it: a new one of the same name starts clean. */
+  async forget(provider: string): Promise<void> {
+    const doomed: string[] = [];
+    for await (const [k] of this.tokens.entries()) if (k.startsWith(`${provider}\n`)) doomed.push(k);
+    await Promise.all(doomed.map((k) => this.tokens.delete(k)));
+  }
+
   /** Start an authorization: the URL the user visits, and the session /auth/complete finishes. */
   async begin(
     cp: CredentialProvider,

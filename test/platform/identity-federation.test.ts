@@ -183,6 +183,21 @@ t.test('3-legged authorization: authorization URL, consent at the issuer, auth/c
   t.equal(badCode.statusCode, 400, 'a code the issuer refuses is the caller’s to fix');
   t.match(badCode.json(), { code: 'SB_ERR_IDENTITY_TOKEN_REFUSED', detail: /invalid_grant/ });
 
+  // Deleting the credential provider deletes the tokens its users delegated.
+  t.equal(
+    (
+      await app.inject({
+        method: 'DELETE',
+        url: '/api/v1/identity/credential-providers/mail',
+        headers: keyHeader('alice'),
+      })
+    ).statusCode,
+    204,
+  );
+  const left: string[] = [];
+  for await (const [k] of app.sb.store.collection('identity_oidc_user_tokens:oidc').entries()) left.push(k);
+  t.same(left, [], 'no stored user token outlives its provider');
+
   // noop runs no such flow: 501 naming the capability, never a pretend success.
   const noop = await post('alice', '/auth/complete', { session_uri }, { 'x-provider-identity': 'noop' });
   t.equal(noop.statusCode, 501);
