@@ -143,6 +143,7 @@ if (!chromiumPath()) {
       await assistant.getByText('I stored that').waitFor();
       const partial = await assistant.locator('.pf-msg-text').last().innerText();
       t.ok(partial.length < ANSWER.length, `tokens arrive before the answer is complete (${partial.length} chars)`);
+      await screenshot(page, 'platform-chat-streaming');
       await page.waitForURL(/[?&]session=/);
       sessionId = new URL(page.url()).searchParams.get('session')!;
       t.ok(sessionId, 'the session id is in the URL');

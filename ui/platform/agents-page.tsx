@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, useApi } from '../components/common.tsx';
+import { ErrorBox, Loading, PageHeader, useApi, Tags } from '../components/common.tsx';
 import { Empty, enc, href, when } from './bits.tsx';
 import type { Spec } from './spec-form.ts';
 
@@ -94,11 +94,7 @@ export function AgentsPage() {
                   <code>{a.model}</code>
                 </td>
                 <td>
-                  {enabledPrimitives(a).map((p) => (
-                    <span class="tag" key={p}>
-                      {p}
-                    </span>
-                  ))}
+                  <Tags tags={enabledPrimitives(a)} />
                 </td>
                 <td>{a.owner_id}</td>
                 <td>{when(a.updated_at)}</td>

@@ -43,6 +43,8 @@ function ToolCallCard({ call }: { call: NonNullable<Extract<Message['parts'][num
 }
 
 function MessageView({ m, live }: { m: Message; live: boolean }) {
+  const caret = <span class="pf-caret" aria-hidden="true" />;
+  const last = m.parts.length - 1;
   return (
     <li class={`pf-msg pf-msg-${m.role}`}>
       <div class="pf-msg-role">{m.role === 'user' ? 'You' : 'Agent'}</div>
@@ -52,12 +54,14 @@ function MessageView({ m, live }: { m: Message; live: boolean }) {
             <div class={p.agent ? 'pf-msg-text pf-sub-agent' : 'pf-msg-text'} key={i}>
               {p.agent ? <span class="muted">{p.agent}: </span> : null}
               {p.text}
+              {live && i === last ? caret : null}
             </div>
           ) : (
             <ToolCallCard call={p.call} key={p.call.id} />
           ),
         )}
-        {live ? <span class="pf-caret" aria-hidden="true" /> : null}
+        {/* Before the first token, or while a tool runs, the caret waits on a line of its own. */}
+        {live && m.parts[last]?.kind !== 'text' ? caret : null}
       </div>
     </li>
   );

@@ -1,5 +1,5 @@
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, useApi } from '../components/common.tsx';
+import { ErrorBox, Loading, PageHeader, useApi, Tags } from '../components/common.tsx';
 import { Badge } from './bits.tsx';
 
 type Check = 'ok' | 'reachable' | 'down';
@@ -92,11 +92,7 @@ export function ProvidersPage() {
                 <td>{p}</td>
                 <td>{listing[p].default ? <code>{listing[p].default}</code> : '—'}</td>
                 <td>
-                  {listing[p].available.map((a) => (
-                    <span class="tag" key={a}>
-                      {a}
-                    </span>
-                  ))}
+                  <Tags tags={listing[p].available} />
                 </td>
               </tr>
             ))}

@@ -1,5 +1,5 @@
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, useApi } from '../components/common.tsx';
+import { ErrorBox, Loading, PageHeader, useApi, Tags } from '../components/common.tsx';
 import { Empty, Json, enc, href, when } from './bits.tsx';
 import { type TimedItem, formatMs, layoutTimeline, tokensOf } from './timeline.ts';
 
@@ -93,15 +93,7 @@ export function TracePage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Tags</dt>
-          <dd>
-            {trace.tags.length
-              ? trace.tags.map((t) => (
-                  <span class="tag" key={t}>
-                    {t}
-                  </span>
-                ))
-              : '—'}
-          </dd>
+          <dd>{trace.tags.length ? <Tags tags={trace.tags} /> : '—'}</dd>
         </div>
       </dl>
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, useApi } from '../components/common.tsx';
+import { ErrorBox, Loading, PageHeader, useApi, Tags } from '../components/common.tsx';
 import { setQuery } from '../router.ts';
 import { Empty, enc, href, queryParam, when } from './bits.tsx';
 
@@ -102,11 +102,7 @@ export function TracesPage() {
                   <td>{t.user_id ?? '—'}</td>
                   <td>{t.session_id ? <code>{t.session_id}</code> : '—'}</td>
                   <td>
-                    {t.tags.map((tag) => (
-                      <span class="tag" key={tag}>
-                        {tag}
-                      </span>
-                    ))}
+                    <Tags tags={t.tags} />
                   </td>
                   <td class="pf-num">{t.spans.length}</td>
                   <td>{when(t.timestamp)}</td>
