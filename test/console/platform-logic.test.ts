@@ -77,6 +77,32 @@ t.test('chat transcript: tokens, tool calls in order, results, done with trace i
   t.equal(tr.session_id, 's1');
 });
 
+t.test('chat transcript: a sub-agent streams inside the parent answer', async (t) => {
+  const evs: ChatEvent[] = [
+    { type: 'stream_start', session_id: 's' },
+    { type: 'token', content: 'Asking.' },
+    { type: 'sub_agent_token', agent: 'researcher', content: 'Found ' },
+    { type: 'sub_agent_token', agent: 'researcher', content: 'it.' },
+    { type: 'sub_agent_tool', agent: 'researcher', name: 'recall' },
+    { type: 'token', content: ' Done.' },
+  ];
+  const tr = evs.reduce(applyEvent, emptyTranscript());
+  t.same(
+    tr.messages[0].parts.map((p) =>
+      p.kind === 'text' ? [p.agent ?? '', p.text] : ['tool', p.call.agent, p.call.name],
+    ),
+    [
+      ['', 'Asking.'],
+      ['researcher', 'Found it.'],
+      ['tool', 'researcher', 'recall'],
+      ['', ' Done.'],
+    ],
+  );
+  const cancelled = applyEvent(tr, { type: 'cancelled' });
+  t.equal(cancelled.state, 'cancelled');
+  t.match(cancelled.notice, /cancelled/);
+});
+
 t.test('chat transcript: a late joiner sees the final answer; errors and history', async (t) => {
   const done: ChatEvent = {
     type: 'done',

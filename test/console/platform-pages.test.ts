@@ -66,6 +66,7 @@ if (!chromiumPath()) {
                       { content: ANSWER },
                     ],
                   },
+                  { match: 'tell me a story', content: `Once upon a time. ${ANSWER}` },
                   { content: 'Hello from the script.' },
                 ],
               },
@@ -163,6 +164,22 @@ if (!chromiumPath()) {
       const status = (await app.inject({ url: `/api/v1/agents/helper/sessions/${sessionId}/status` })).json();
       t.equal(status.status, 'idle', 'the run is over');
       await checkPage(t, page, 'chat');
+    });
+
+    t.test('chat: Stop cancels a running run', async (t) => {
+      await page.getByRole('button', { name: 'New session' }).click();
+      await page.waitForURL((u) => !u.searchParams.has('session'));
+      const box = page.getByLabel('Message to helper');
+      await box.fill('tell me a story');
+      await box.press('Enter');
+      await page.locator('.pf-msg-assistant').last().getByText('Once upon').waitFor();
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.locator('.pf-run-state[data-state="cancelled"]').waitFor();
+      t.match(await text('[role="status"].alert'), /cancelled/);
+      const sid = new URL(page.url()).searchParams.get('session')!;
+      t.not(sid, sessionId, 'a new session');
+      const status = (await app.inject({ url: `/api/v1/agents/helper/sessions/${sid}/status` })).json();
+      t.equal(status.status, 'idle', 'the server stopped the run');
     });
 
     t.test('sessions: the chat is listed with its history', async (t) => {
