@@ -169,7 +169,11 @@ t.test('contexts made ahead stay within max_sessions and keep sessions apart', a
   t.equal(renderers(), 2, 'the pool (size 4) stops at the room max_sessions leaves');
   // This start takes the waiting context; its viewport is set on the page made at the default size.
   const b = await p.startSession('bob', { session_id: 'b', viewport: { width: 500, height: 300 } });
-  await t.rejects(p.startSession('carol', {}), { statusCode: 429 }, 'the cap still holds with a pool');
+  await t.rejects(
+    p.startSession('carol', {}),
+    { statusCode: 429, message: /max_sessions/ },
+    'the cap still holds with a pool',
+  );
   t.ok(renderers() <= 2, 'no context is made ahead when the cap is reached');
   const png = Buffer.from((await p.screenshot(b.session_id)).data, 'base64');
   t.same([png.readUInt32BE(16), png.readUInt32BE(20)], [500, 300], 'a pooled page takes the asked viewport');
@@ -188,6 +192,20 @@ t.test('contexts made ahead stay within max_sessions and keep sessions apart', a
     { result: ['', null] },
     "the next owner sees none of alice's cookies or storage",
   );
+});
+
+t.test('concurrent starts cannot pass max_sessions', async (t) => {
+  const p = await make({ allow_private_networks: true, max_sessions: 2 });
+  t.teardown(() => p.close());
+  // All four arrive before any has its context (the first one even waits for Chromium to launch).
+  const results = await Promise.allSettled([1, 2, 3, 4].map(() => p.startSession('alice', {})));
+  t.equal(results.filter((r) => r.status === 'fulfilled').length, 2, 'two sessions started');
+  t.same(
+    results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.statusCode),
+    [429, 429],
+    'the other two are 429',
+  );
+  t.equal((await p.listSessions()).length, 2);
 });
 
 t.test('content and title are read where the page cannot forge them', async (t) => {
