@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Health } from '../../core/provider.ts';
 import { withinDeadline } from '../../core/store-deadline.ts';
@@ -24,7 +24,7 @@ const Ready = Type.Object({
 const SEED_CHECK_DEADLINE_MS = 5000;
 
 /** Liveness, readiness and (in metrics.ts) Prometheus metrics; unversioned and unauthenticated. */
-const ops: FastifyPluginAsync = async (app) => {
+const ops: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/healthz',
     { schema: { tags: ['ops'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -44,11 +44,8 @@ const ops: FastifyPluginAsync = async (app) => {
       const [providers, reachable] = await Promise.all([app.sb.providers.health(), app.sb.store.healthcheck()]);
       // A store that answers may still have come back empty: the seed check notices and repairs it.
       const store = reachable === 'down' || (await seedCheck()) === 'down' ? 'down' : reachable;
-      const checks = Object.fromEntries(
-        Object.entries({ ...providers, [`store/${app.sb.store.backend}`]: store }).sort(([a], [b]) =>
-          a.localeCompare(b),
-        ),
-      );
+      const all: Record<string, Health> = { ...providers, [`store/${app.sb.store.backend}`]: store };
+      const checks = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
       const values = Object.values(checks);
       const status = values.includes('down') ? 'error' : values.includes('reachable') ? 'degraded' : 'ok';
       const reseeded = app.sb.seeds.lastReseed;

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { Logger } from 'pino';
@@ -14,7 +15,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * paths cannot blow up the label cardinality.
  */
 export default fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const registry = new Registry();
     // The four families updated on every request / provider call are the cheap ones (hot-metrics.ts).
     const requests = new HotCounter(

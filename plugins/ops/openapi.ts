@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -11,7 +12,8 @@ import { docsRequestInterceptor } from './docs-interceptor.ts';
  * route so every route is seen.
  */
 export default fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',

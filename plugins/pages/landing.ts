@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { navHtml } from './nav.ts';
 
@@ -41,7 +42,8 @@ function landingHtml(surfaces: readonly string[]): string {
 </main></body></html>`;
 }
 
-export default async function landingPage(app: FastifyInstance): Promise<void> {
+export default async function landingPage(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const html = landingHtml(app.sb.settings.surfaces);
   app.get(
     '/',

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -14,7 +15,8 @@ import { sessionPrincipal } from './session-principal.ts';
  * carried by the credential are enforced here for every route (scopes.ts).
  */
 export default fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     const backend = () => app.sb.providers.get<AuthBackend>('auth');
     const admit = (request: FastifyRequest, principal: Principal | undefined, done: (err?: Error) => void) => {
       if (!principal) return done(unauthorized('SB_ERR_AUTH_INVALID'));
@@ -57,7 +59,8 @@ export default fp(
 
 /** `/auth/config` is unversioned and exempt from authentication (spec 4.9). */
 export const authConfigRoute = fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/auth/config',
       {

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { callerCredentials } from './credentials-headers.ts';
 
@@ -10,7 +10,7 @@ const Checks = Type.Object({
   checks: Type.Record(Type.String(), Type.Union([Type.Literal('ok'), Type.Literal('reachable'), Type.Literal('down')])),
 });
 
-const providers: FastifyPluginAsync = async (app) => {
+const providers: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/providers',
     { schema: { tags: ['providers'], summary: 'Providers per primitive', response: { 200: Listing } } },

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import type { IdentityProvider } from '../../../core/primitives/identity.ts';
@@ -12,7 +13,8 @@ const Jwks = Type.Object({
  * calling Switchboard. Public by nature: outside /api/v1 and its auth.
  */
 export default fp(
-  async (app) => {
+  async (fastify) => {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/.well-known/jwks.json',
       { schema: { tags: ['identity'], summary: 'Public keys that verify workload tokens', response: { 200: Jwks } } },

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { accessibleServers, hasPermission, requireUser } from '../access.ts';
@@ -80,7 +81,8 @@ export function describeUser(user: UserContext) {
 }
 
 /** Introspection of the caller and the scope catalogue. */
-export default async function scopeRoutes(app: FastifyInstance): Promise<void> {
+export default async function scopeRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { scopes } = app.registryAuth;
 
   app.get(

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { deepFreeze } from '../../../../core/deep-frozen.ts';
@@ -202,7 +203,8 @@ function answerOf(
  * caller allowed the original request? 200 with user-context headers, 401
  * with a Bearer challenge, or 403 `Access denied to {server}.{method}`.
  */
-export default async function validateRoutes(app: FastifyInstance): Promise<void> {
+export default async function validateRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // Synchronous: nothing here waits, so no promise per request (this is the edge's hot path).
   const handler = (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.user;
