@@ -236,3 +236,34 @@ t.test('agents and skills: unsafe ones register disabled and stay out of discove
   t.ok(sk.critical_issues > 0);
   t.match(sk, { skill_md_url: `${base}/evil.md` });
 });
+
+t.test('two servers behind one URL share a file name in the spec layout, never a result', async (t) => {
+  const app = await makeApp(t);
+  const admin = await asUser(app, ['mcp-registry-admin'], 'alice');
+  for (const [path, tools] of [
+    ['/one', EVIL_TOOLS],
+    ['/two', GOOD_TOOLS],
+  ] as const) {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/servers/register',
+      headers: admin,
+      payload: {
+        name: path,
+        description: 'd',
+        path,
+        proxy_pass_url: 'http://127.0.0.1:9/shared',
+        tool_list_json: tools,
+      },
+    });
+    t.equal(r.statusCode, 201, r.body);
+  }
+  t.match((await app.inject({ url: '/api/servers/one/security-scan', headers: admin })).json(), {
+    server_path: '/one',
+    is_safe: false,
+  });
+  t.match((await app.inject({ url: '/api/servers/two/security-scan', headers: admin })).json(), {
+    server_path: '/two',
+    is_safe: true,
+  });
+});

@@ -41,9 +41,7 @@ t.test(
       is_safe: false,
       scan_timestamp: reg.json().security_scan.scan_timestamp,
     });
-    const stored = await s1
-      .collection<Record<string, unknown>>('registry_security_scans')
-      .get('server:http://127.0.0.1:9/calc');
+    const stored = await s1.collection<Record<string, unknown>>('registry_security_scans').get('server:/calc');
     t.match(stored, { server_path: '/calc' });
 
     // The store going away is a 503 naming it, not a missing result.

@@ -34,65 +34,80 @@ export function stamps(iso: string): { day: string; compact: string } {
 
 /**
  * Scan results: the latest per item and a dated archive, as files under
- * DATA_DIR (spec 2.6 layout). With Redis as the core store the latest result
- * is kept there too and read from there, so every replica answers the same.
+ * DATA_DIR in the spec 2.6 layout (servers named by their URL, agents and
+ * skills by their path). The latest result is also kept in the core store,
+ * keyed by item path: two servers behind one URL share a file name, never a
+ * result, and with Redis as the store every replica answers the same.
  */
 export class ScanResults {
-  private readonly shared?: Collection<Record<string, unknown>>;
+  private readonly latestByPath: Collection<Record<string, unknown>>;
 
   constructor(
     private readonly dataDir: string,
     store: Store,
   ) {
-    if (store.backend === 'redis') this.shared = store.collection('registry_security_scans');
+    this.latestByPath = store.collection('registry_security_scans');
   }
 
-  latestPath(kind: Subject, key: string): string {
-    return join(this.dataDir, FOLDERS[kind], `${fileKey(key)}.json`);
+  latestPath(kind: Subject, fileName: string): string {
+    return join(this.dataDir, FOLDERS[kind], `${fileKey(fileName)}.json`);
   }
 
-  /** Writes the latest file (atomically, by rename) and a new archive file; returns the archive's path. */
-  async save(kind: Subject, key: string, report: Record<string, unknown>, at: string): Promise<string> {
+  /**
+   * Writes the latest file (atomically, by rename), a new archive file and the
+   * store entry; returns the archive's path. `fileName` is the spec's name
+   * (the server URL, the agent or skill path).
+   */
+  async save(
+    kind: Subject,
+    path: string,
+    fileName: string,
+    report: Record<string, unknown>,
+    at: string,
+  ): Promise<string> {
     const dir = join(this.dataDir, FOLDERS[kind]);
     const { day, compact } = stamps(at);
     const text = `${JSON.stringify(report, null, 2)}\n`;
     await mkdir(join(dir, day), { recursive: true });
-    const latest = this.latestPath(kind, key);
+    const latest = this.latestPath(kind, fileName);
     const tmp = `${latest}.${process.pid}.${Date.now()}.tmp`;
     await writeFile(tmp, text);
     await rename(tmp, latest);
     // Two scans within one second keep both archives: the second gets a counter.
-    let archive = join(dir, day, `scan_${fileKey(key)}_${compact}.json`);
-    for (let i = 1; existsSync(archive); i++) archive = join(dir, day, `scan_${fileKey(key)}_${compact}_${i}.json`);
+    const stem = `scan_${fileKey(fileName)}_${compact}`;
+    let archive = join(dir, day, `${stem}.json`);
+    for (let i = 1; existsSync(archive); i++) archive = join(dir, day, `${stem}_${i}.json`);
     await writeFile(archive, text, { flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
-      archive = join(dir, day, `scan_${fileKey(key)}_${compact}_${process.pid}_${Date.now()}.json`);
+      archive = join(dir, day, `${stem}_${process.pid}_${Date.now()}.json`);
       await writeFile(archive, text);
     });
-    if (this.shared) {
-      try {
-        await this.shared.set(`${kind}:${key}`, report);
-      } catch (err) {
-        throw unavailable('SB_ERR_STORE_UNAVAILABLE', 'The core store (Redis) did not keep the scan result', err);
-      }
+    try {
+      await this.latestByPath.set(`${kind}:${path}`, report);
+    } catch (err) {
+      throw unavailable('SB_ERR_STORE_UNAVAILABLE', 'The core store did not keep the scan result', err);
     }
     return archive;
   }
 
-  async latest(kind: Subject, key: string): Promise<Record<string, unknown> | undefined> {
-    if (this.shared) {
-      try {
-        const v = await this.shared.get(`${kind}:${key}`);
-        if (v) return v;
-      } catch (err) {
-        throw unavailable('SB_ERR_STORE_UNAVAILABLE', 'The core store (Redis) did not answer for the scan result', err);
-      }
-    }
+  /** The latest result of an item: from the store, or from its file when the store has none (results written before). */
+  async latest(kind: Subject, path: string, fileName: string): Promise<Record<string, unknown> | undefined> {
+    let stored: Record<string, unknown> | undefined;
     try {
-      return JSON.parse(await readFile(this.latestPath(kind, key), 'utf8')) as Record<string, unknown>;
+      stored = await this.latestByPath.get(`${kind}:${path}`);
+    } catch (err) {
+      throw unavailable('SB_ERR_STORE_UNAVAILABLE', 'The core store did not answer for the scan result', err);
+    }
+    if (stored) return stored;
+    let fromFile: Record<string, unknown>;
+    try {
+      fromFile = JSON.parse(await readFile(this.latestPath(kind, fileName), 'utf8')) as Record<string, unknown>;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+    // A server file is named by URL: it is this server's only if it says so.
+    const owner = fromFile.server_path ?? fromFile.agent_path ?? fromFile.skill_path;
+    return owner === path ? fromFile : undefined;
   }
 }

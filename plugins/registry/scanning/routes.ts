@@ -86,7 +86,7 @@ export default async function scanRoutes(fastify: FastifyInstance, opts: { servi
     },
     async (request) => {
       const s = visibleServer(catalog, currentUser(request), pathParam(request.params.server));
-      const r = await service.results.latest('server', s.proxy_pass_url);
+      const r = await service.results.latest('server', s.path, s.proxy_pass_url);
       if (!r) throw notFound('SB_ERR_SCAN_NOT_FOUND', `${s.path} has not been scanned yet (POST .../rescan scans it)`);
       return r;
     },
@@ -166,7 +166,7 @@ export default async function scanRoutes(fastify: FastifyInstance, opts: { servi
         if (!k) throw notFound('SB_ERR_REGISTRY_SKILL_NOT_FOUND', `No skill named ${request.params.name}`);
         if (!skillVisible(user, k))
           throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to skill ${path}`);
-        const r = await service.results.latest('skill', path);
+        const r = await service.results.latest('skill', path, path);
         if (!r) throw notFound('SB_ERR_SCAN_NOT_FOUND', `${path} has not been scanned yet (POST .../rescan scans it)`);
         return r;
       },
@@ -191,7 +191,7 @@ export default async function scanRoutes(fastify: FastifyInstance, opts: { servi
       if (!a) throw notFound('SB_ERR_REGISTRY_AGENT_NOT_FOUND', `No agent is registered at ${path}`);
       if (!agentVisible(user, a))
         throw forbidden('SB_ERR_REGISTRY_FORBIDDEN', `You do not have access to agent ${path}`);
-      const r = await service.results.latest('agent', path);
+      const r = await service.results.latest('agent', path, path);
       if (!r) throw notFound('SB_ERR_SCAN_NOT_FOUND', `${path} has not been scanned yet (POST .../rescan scans it)`);
       return r;
     },

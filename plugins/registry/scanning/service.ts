@@ -88,7 +88,7 @@ export class ScanService implements ScanHook {
     const at = new Date().toISOString();
     const summary = summarize('server', s.path, outcomes, at);
     const tools = s.tools.length ? s.tools : (s.tool_list_json ?? []);
-    await this.results.save('server', s.proxy_pass_url, serverReport(s, tools, outcomes, summary), at);
+    await this.results.save('server', s.path, s.proxy_pass_url, serverReport(s, tools, outcomes, summary), at);
     return this.decide('server', summary);
   }
 
@@ -102,7 +102,7 @@ export class ScanService implements ScanHook {
     );
     const at = new Date().toISOString();
     const summary = summarize('agent', a.path, outcomes, at);
-    await this.results.save('agent', a.path, agentReport(a, outcomes, summary), at);
+    await this.results.save('agent', a.path, a.path, agentReport(a, outcomes, summary), at);
     return this.decide('agent', summary);
   }
 
@@ -116,7 +116,7 @@ export class ScanService implements ScanHook {
     );
     const at = new Date().toISOString();
     const summary = summarize('skill', k.path, outcomes, at);
-    await this.results.save('skill', k.path, skillReport(k, outcomes, summary), at);
+    await this.results.save('skill', k.path, k.path, skillReport(k, outcomes, summary), at);
     return this.decide('skill', summary);
   }
 
