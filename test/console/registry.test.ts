@@ -1,4 +1,6 @@
 import t from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
 import { startEverything } from '../mcp/servers.ts';
 import {
@@ -24,7 +26,35 @@ t.setTimeout(900_000);
 const everything = await startEverything('streamableHttp');
 t.teardown(() => everything.stop());
 
-const { app, base } = await startConsole(t, { registry: { health: { interval_seconds: 5 } } });
+// A SKILL.md with everything a sanitiser must remove, served from loopback (allowed for this test's registry).
+const skillMd = [
+  '---',
+  'name: hostile-skill',
+  '---',
+  '# Hostile skill',
+  '',
+  '| col | val |',
+  '| --- | --- |',
+  '| a | b |',
+  '',
+  '<script>window.__pwned = 1</script>',
+  '',
+  '<img src="x" onerror="window.__pwned = 2">',
+  '',
+  '[click me](javascript:window.__pwned=3)',
+  '',
+  '<iframe src="https://example.com"></iframe>',
+  '',
+  '<p style="color:red" onclick="window.__pwned=4">styled</p>',
+].join('\n');
+const skillServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/markdown' }).end(skillMd));
+await new Promise<void>((r) => skillServer.listen(0, '127.0.0.1', r));
+t.teardown(() => new Promise<void>((r) => skillServer.close(() => r())));
+const skillUrl = `http://127.0.0.1:${(skillServer.address() as AddressInfo).port}/SKILL.md`;
+
+const { app, base } = await startConsole(t, {
+  registry: { health: { interval_seconds: 5 }, allow_private_skill_urls: true },
+});
 const browser = await launchBrowser(t);
 const context = await newContext(t, browser, base);
 const page = await context.newPage();
@@ -150,6 +180,35 @@ function adminB64(): string {
   return Buffer.from(`${username}:${password}`).toString('base64');
 }
 
+t.test('a skill page renders SKILL.md as sanitised Markdown', async (t) => {
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/api/skills',
+    headers: { authorization: `Basic ${adminB64()}`, 'content-type': 'application/json' },
+    payload: { name: 'hostile-skill', description: 'Tries every trick', skill_md_url: skillUrl },
+  });
+  t.equal(reg.statusCode, 201, reg.body);
+  await page.goto(`${base}/ui/skills`);
+  await page.getByRole('link', { name: 'hostile-skill' }).click();
+  await page.waitForURL('**/ui/skills/hostile-skill');
+  const md = page.locator('article.markdown');
+  await md.locator('h3').waitFor();
+  t.equal(await md.locator('h3').textContent(), 'Hostile skill', 'Markdown rendered (headings under the page’s own)');
+  t.equal(await md.locator('table td').count(), 2, 'GFM table rendered');
+  t.equal(
+    await md.locator('script, iframe, [onerror], [onclick], [style]').count(),
+    0,
+    'no script, frame, handler or style',
+  );
+  const href = await md.locator('a', { hasText: 'click me' }).getAttribute('href');
+  t.notMatch(href ?? '', /javascript:/i, 'no javascript: link');
+  await md
+    .locator('a', { hasText: 'click me' })
+    .click()
+    .catch(() => undefined);
+  t.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran');
+});
+
 t.test('every registry page passes axe-core in light and dark', async (t) => {
   const pages = [
     ['/ui/servers', 'servers'],
@@ -158,6 +217,7 @@ t.test('every registry page passes axe-core in light and dark', async (t) => {
     ['/ui/edit/everything', 'edit'],
     ['/ui/agents', 'agents'],
     ['/ui/skills', 'skills'],
+    ['/ui/skills/hostile-skill', 'skill-detail'],
     ['/ui/tokens', 'tokens'],
     ['/ui/admin/groups', 'groups'],
   ];

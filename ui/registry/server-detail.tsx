@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { ApiError, api } from '../api.ts';
 import { CopyButton, ErrorBox, Loading, PageHeader, Shield, Tags, useApi } from '../components/common.tsx';
 import { href } from '../router.ts';
-import { can } from '../session.ts';
+import { can, me } from '../session.ts';
 import { HealthBadge, health, healthLog, startHealthFeed } from './health-feed.tsx';
 import { type ServerDetail, bare } from './types.ts';
 
@@ -56,6 +56,97 @@ function Ratings(props: { path: string }) {
   );
 }
 
+interface ScanReport {
+  status?: string;
+  is_safe?: boolean;
+  scan_timestamp?: string;
+  analyzers_used?: string[];
+  critical_issues?: number;
+  high_severity?: number;
+  medium_severity?: number;
+  low_severity?: number;
+  errors?: string[];
+  tool_results?: Array<{ tool_name: string; is_safe: boolean }>;
+}
+
+/** The latest stored scan (GET .../security-scan; 404 until one ran) and, for admins, a rescan. */
+function ScanResult(props: { path: string; pending: boolean }) {
+  const url = `/api/servers/${encodeURIComponent(bare(props.path))}`;
+  const [r, error, reload] = useApi(
+    () =>
+      api<ScanReport>(`${url}/security-scan`).catch((e) => {
+        if (e instanceof ApiError && e.status === 404) return null;
+        throw e;
+      }),
+    [props.path],
+  );
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<unknown>(undefined);
+  const rescan = async () => {
+    setBusy(true);
+    setErr(undefined);
+    try {
+      await api(`${url}/rescan`, { method: 'POST' });
+      reload();
+    } catch (e) {
+      setErr(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const unsafeTools = (r?.tool_results ?? []).filter((t) => !t.is_safe).map((t) => t.tool_name);
+  return (
+    <div>
+      {props.pending && (
+        <p>
+          <Shield label="Security scan pending" /> Held back: <strong>security-pending</strong>. An admin must review
+          the findings before it is enabled.
+        </p>
+      )}
+      <ErrorBox error={error ?? err} />
+      {r === null && <p class="muted">Not scanned yet.</p>}
+      {r && (
+        <dl class="facts">
+          <dt>Result</dt>
+          <dd>
+            <span class={`badge ${r.is_safe ? 'healthy' : 'unhealthy'}`}>
+              {r.status ?? (r.is_safe ? 'SAFE' : 'UNSAFE')}
+            </span>
+          </dd>
+          <dt>Findings</dt>
+          <dd>
+            {r.critical_issues ?? 0} critical, {r.high_severity ?? 0} high, {r.medium_severity ?? 0} medium,{' '}
+            {r.low_severity ?? 0} low
+          </dd>
+          {unsafeTools.length > 0 && (
+            <>
+              <dt>Unsafe tools</dt>
+              <dd class="mono">{unsafeTools.join(', ')}</dd>
+            </>
+          )}
+          <dt>Analyzers</dt>
+          <dd>{(r.analyzers_used ?? []).join(', ') || '—'}</dd>
+          <dt>Scanned</dt>
+          <dd>{r.scan_timestamp ?? '—'}</dd>
+          {r.errors && (
+            <>
+              <dt>Errors</dt>
+              <dd>{r.errors.join('; ')}</dd>
+            </>
+          )}
+        </dl>
+      )}
+      {me.value?.is_admin && (
+        <p>
+          <button type="button" class="btn" onClick={rescan} disabled={busy}>
+            {busy ? 'Scanning…' : 'Rescan now'}
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function ServerDetailPage(props: { path: string }) {
   const [s, error] = useApi(() => api<ServerDetail>(`/api/servers/${encodeURIComponent(props.path)}`), [props.path]);
   useEffect(() => startHealthFeed(), []);
@@ -64,7 +155,6 @@ export function ServerDetailPage(props: { path: string }) {
   const live = health.value[s.path];
   const status = live?.status ?? s.health_status;
   const history = healthLog.value.filter((h) => h.path === s.path);
-  const scan = s.metadata?.security_scan as Record<string, unknown> | undefined;
   return (
     <section>
       <PageHeader
@@ -119,15 +209,7 @@ export function ServerDetailPage(props: { path: string }) {
         </div>
         <div class="card">
           <h2>Security scan</h2>
-          {s.tags.includes('security-pending') ? (
-            <p>
-              <Shield label="Security scan pending" /> Held back: <strong>security-pending</strong>. An admin must
-              review the findings before it is enabled.
-            </p>
-          ) : (
-            <p>No blocking finding.</p>
-          )}
-          {scan && <pre>{JSON.stringify(scan, null, 2)}</pre>}
+          <ScanResult path={s.path} pending={s.tags.includes('security-pending')} />
           <h2>Health</h2>
           <p>
             <HealthBadge status={status} /> last checked {live?.last_checked_iso ?? s.last_checked_iso ?? 'never'}

@@ -19,6 +19,15 @@ export function renderMarkdown(md: string): string {
     FORBID_ATTR: ['style'],
   });
   const doc = new DOMParser().parseFromString(`<div>${clean}</div>`, 'text/html');
+  // The page has its own h1 and an h2 above the document: its headings move down two levels.
+  for (const h of doc.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const level = Math.min(6, Number(h.tagName[1]) + 2);
+    const moved = doc.createElement(`h${level}`);
+    moved.append(...h.childNodes);
+    h.replaceWith(moved);
+  }
+  // An image without a text alternative is announced by its file name: mark it decorative instead.
+  for (const img of doc.querySelectorAll('img:not([alt])')) img.setAttribute('alt', '');
   for (const a of doc.querySelectorAll('a')) {
     a.setAttribute('target', '_blank');
     a.setAttribute('rel', 'noopener noreferrer nofollow');
@@ -112,8 +121,7 @@ export function SkillDetailPage(props: { name: string }) {
         </dl>
       </div>
       <h2>SKILL.md</h2>
-      {/* Sanitised above (renderMarkdown): the only HTML the console injects. */}
-      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: sanitised by DOMPurify in renderMarkdown */}
+      {/* Sanitised by DOMPurify in renderMarkdown: the only HTML the console injects. */}
       <article class="card markdown" dangerouslySetInnerHTML={{ __html: html }} />
     </section>
   );
