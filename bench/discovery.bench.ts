@@ -164,7 +164,40 @@ const bench: BenchModule = async () => {
     goal: 'p50 < 20 ms, p99 < 60 ms',
     note: `${oc.p50 < 20 && oc.p99 < 60 ? 'met' : 'NOT met'} in CPU time; load average ${loadavg()[0]!.toFixed(0)} on ${cpus().length} cores`,
   });
+  rows.push(...(await quality()));
   return rows;
 };
+
+const GOALS: Record<string, [number, string]> = {
+  overall: [0.9, 'NDCG@10 >= 0.90'],
+  paraphrase: [0.75, 'NDCG@10 >= 0.75'],
+  typo: [0.75, 'NDCG@10 >= 0.75'],
+};
+
+/** The development set's scores per category (the same numbers test/registry/discovery-quality.test.ts asserts). */
+async function quality(): Promise<BenchRow[]> {
+  const { evaluate } = await import('../test/registry/discovery-fixture.ts');
+  const { fixtureEngine, allKinds, hitId } = await import('../test/registry/discovery-offline.ts');
+  const engine = fixtureEngine();
+  const { rows } = await evaluate(async (q) =>
+    engine.search(q, { kinds: allKinds, perKind: 10, allow: () => true }).map(hitId),
+  );
+  return rows.map((r) => {
+    if (r.empty !== undefined)
+      return {
+        group: 'discovery: quality (development set)',
+        name: `${r.category} (${r.queries} queries)`,
+        goal: '>= 80 % empty above the floor',
+        note: `${(r.empty * 100).toFixed(0)} % empty: ${r.empty >= 0.8 ? 'met' : 'NOT met'}`,
+      };
+    const g = GOALS[r.category];
+    return {
+      group: 'discovery: quality (development set)',
+      name: `${r.category} (${r.queries} queries)`,
+      goal: g?.[1],
+      note: `NDCG@10 ${r.ndcg10.toFixed(3)} · MRR ${r.mrr.toFixed(3)} · Recall@10 ${r.recall10.toFixed(3)}${g ? (r.ndcg10 >= g[0] ? ': met' : ': NOT met') : ''}`,
+    };
+  });
+}
 
 export default bench;

@@ -1,7 +1,7 @@
 import { FieldBm25, type QueryTerm } from './bm25.ts';
 import { type Doc, type EntityKind, type Field, FIELDS, gistOf, sameText } from './documents.ts';
 import type { Embedder } from './embedder.ts';
-import { FUSION, fuse, semanticScore } from './fusion.ts';
+import { alignScore, FUSION, fuse, semanticScore } from './fusion.ts';
 import { EXPANSIONS, rawWords, STOPWORDS, stem, terms, words } from './tokens.ts';
 import { NameVocabulary } from './typo.ts';
 
@@ -221,6 +221,8 @@ export class DiscoveryEngine {
   embedderKnows?: (w: string) => boolean;
   /** Set by the lifecycle: how much a typed word says, in (0, 1]. */
   wordWeight?: (w: string) => number;
+  /** Set by the lifecycle: how well the query's words find their like among a doc's words, in [0, 1]. */
+  align?: (queryWords: readonly string[], docWords: readonly string[]) => number;
   /** Set by the lifecycle: index words nearest in meaning to a word the index lacks. */
   neighbours?: (w: string) => { word: string; weight: number }[];
 
@@ -279,21 +281,29 @@ export class DiscoveryEngine {
     }
     const qTitle = titleKey(query);
     const fixedTitle = titleKey(text);
-    const k = opts.perKind;
+    // Two stages: a wide first cut on the cheap evidence, then the candidates re-scored with word alignment.
+    const align = this.align;
+    const k = align ? Math.max(opts.perKind, RERANK_PER_KIND) : opts.perKind;
+    const firstFloor = align ? floor * RERANK_FLOOR : floor;
     // Per kind, the best k so far (descending); allow() is asked only of a doc that would enter it.
-    const best = new Map<EntityKind, { slot: number; score: number; l: number; sem: number }[]>();
+    const best = new Map<EntityKind, Entry[]>();
+    const nameMatchOf = (s: number) => {
+      const title = this.titles[s]!;
+      return title !== '' && (title === qTitle || title === fixedTitle);
+    };
+    const scoreOf = (kind: EntityKind, l: number, sem: number, nameMatch: boolean) => {
+      let score = fuse(l, sem, nameMatch);
+      // "an agent that ...", "a skill for ...": the kind asked for ranks above the others at equal evidence.
+      if (kindsNamed.size && kindsNamed.has(kind)) score = Math.min(1, score * FUSION.kindHint);
+      return round(score);
+    };
     const consider = (s: number) => {
       const doc = this.docs[s];
       if (!doc || !opts.kinds.has(doc.kind)) return;
       const l = acc[s]!;
       const sem = qv ? semanticScore(cos[s]!) : 0;
-      const title = this.titles[s]!;
-      const nameMatch = title !== '' && (title === qTitle || title === fixedTitle);
-      let score = fuse(l, sem, nameMatch);
-      // "an agent that ...", "a skill for ...": the kind asked for ranks above the others at equal evidence.
-      if (kindsNamed.size && kindsNamed.has(doc.kind)) score = Math.min(1, score * FUSION.kindHint);
-      score = round(score);
-      if (score < floor || score === 0) return;
+      const score = scoreOf(doc.kind, l, sem, nameMatchOf(s));
+      if (score < firstFloor || score === 0) return;
       let list = best.get(doc.kind);
       if (!list) best.set(doc.kind, (list = []));
       const last = list[list.length - 1];
@@ -304,18 +314,30 @@ export class DiscoveryEngine {
       )
         return;
       if (!opts.allow(doc)) return;
-      let i = list.length;
-      while (i > 0 && before(score, doc.id, list[i - 1]!.score, this.docs[list[i - 1]!.slot]!.id)) i--;
-      list.splice(i, 0, { slot: s, score, l, sem });
-      if (list.length > k) list.pop();
+      insert(list, { slot: s, score, l, sem }, k, this.docs);
     };
     for (const s of touched) consider(s);
     for (const s of near) if (acc[s] === 0) consider(s);
     for (const s of touched) acc[s] = 0;
     const hits: Hit[] = [];
-    for (const list of best.values())
-      for (const e of list)
+    const qWords = align ? words(text).filter((w) => !STOPWORDS.has(w)) : [];
+    for (const [kind, list] of best) {
+      let out = list;
+      if (align && qWords.length) {
+        out = [];
+        for (const e of list) {
+          const doc = this.docs[e.slot]!;
+          const docWords = [...words(doc.title), ...doc.gistFields.flatMap((f) => words(doc.fields[f] ?? ''))];
+          const a = alignScore(align(qWords, docWords));
+          const sem =
+            FUSION.alignBlend > 0 ? (1 - FUSION.alignBlend) * e.sem + FUSION.alignBlend * a : Math.max(e.sem, a);
+          const score = scoreOf(kind, e.l, sem, nameMatchOf(e.slot));
+          if (score >= floor && score > 0) insert(out, { ...e, score, sem }, opts.perKind, this.docs);
+        }
+      }
+      for (const e of out.slice(0, opts.perKind))
         hits.push({ doc: this.docs[e.slot]!, relevance_score: e.score, lexical: e.l, semantic: e.sem });
+    }
     hits.sort((a, b) => b.relevance_score - a.relevance_score || a.doc.id.localeCompare(b.doc.id));
     const qset = new Set(qterms.map((q) => q.term));
     for (const h of hits) h.match_context = context(h.doc, qset);
@@ -342,6 +364,26 @@ const KIND_WORDS: Record<string, EntityKind> = {
   tools: 'tool',
   function: 'tool',
 };
+
+interface Entry {
+  slot: number;
+  score: number;
+  l: number;
+  sem: number;
+}
+
+/** Inserts into a list kept in ranking order and at most k long. */
+function insert(list: Entry[], e: Entry, k: number, docs: (Doc | undefined)[]): void {
+  const id = docs[e.slot]!.id;
+  let i = list.length;
+  while (i > 0 && before(e.score, id, list[i - 1]!.score, docs[list[i - 1]!.slot]!.id)) i--;
+  list.splice(i, 0, e);
+  if (list.length > k) list.pop();
+}
+
+/** Candidates per kind the second stage re-scores, and how far under the floor the first stage reaches. */
+const RERANK_PER_KIND = 30;
+const RERANK_FLOOR = 0.5;
 
 /** How much a neighbour of a word the index knows counts, against one of a word it lacks. */
 const KNOWN_NEIGHBOUR = 0.35;

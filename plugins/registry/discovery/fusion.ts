@@ -10,19 +10,28 @@ export const FUSION = {
   cosZero: 0.2,
   cosFull: 0.75,
   lexicalWeight: 0.55,
-  semanticWeight: 0.55,
+  semanticWeight: 0.45,
   /** When both kinds of evidence agree, the result is surer than either alone says. */
   agreementBonus: 0,
   /** Results under this score are not returned: a query about something absent answers few or none. */
-  floor: 0.3,
+  floor: 0.25,
   /** A query that names the entity (its display name, typed as it is or nearly) scores at least this. */
   nameMatch: 0.9,
+  /** Word alignment (each query word's best match among the doc's words, SIF-weighted), mapped to [0, 1]. */
+  alignZero: 0.35,
+  alignFull: 1,
+  /** 0: the semantic evidence is the better of sentence cosine and alignment; else their blend with this weight. */
+  alignBlend: 0,
   /** Multiplier for the kind a query asks for ("an agent that...", "a skill for..."). */
   kindHint: 1.15,
 };
 
 export function semanticScore(cos: number): number {
   return Math.min(1, Math.max(0, (cos - FUSION.cosZero) / (FUSION.cosFull - FUSION.cosZero)));
+}
+
+export function alignScore(a: number): number {
+  return Math.min(1, Math.max(0, (a - FUSION.alignZero) / (FUSION.alignFull - FUSION.alignZero)));
 }
 
 /**

@@ -18,11 +18,40 @@ const NEIGHBOUR_MIN_RANK = 1_000;
 export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): void {
   const { rows, data, dims } = wv;
   engine.embedderKnows = (w) => (rows.get(w) ?? Number.POSITIVE_INFINITY) < COMMON_RANK;
-  engine.wordWeight = (w) => {
+  engine.wordWeight = (w: string) => {
     const r = rows.get(w);
     if (r === undefined) return 1;
     const p = 1 / ((r + 1) * ZIPF_H);
     return SAY_A / (SAY_A + p);
+  };
+  const say = engine.wordWeight;
+  engine.align = (qs, ds) => {
+    const docRows: number[] = [];
+    for (const w of new Set(ds)) {
+      const r = rows.get(w);
+      if (r !== undefined && !STOPWORDS.has(w)) docRows.push(r);
+    }
+    if (!docRows.length) return 0;
+    let sum = 0;
+    let weights = 0;
+    for (const q of qs) {
+      const r = rows.get(q);
+      if (r === undefined) continue;
+      const w = say(q);
+      let bestCos = 0;
+      for (const d of docRows) {
+        if (d === r) {
+          bestCos = 1;
+          break;
+        }
+        let dot = 0;
+        for (let i = 0; i < dims; i++) dot += data[r * dims + i]! * data[d * dims + i]!;
+        if (dot > bestCos) bestCos = dot;
+      }
+      sum += w * bestCos;
+      weights += w;
+    }
+    return weights ? sum / weights : 0;
   };
   // The index words that have vectors, as one matrix; rebuilt when the index changed since the last lookup.
   let built = -1;
