@@ -120,8 +120,12 @@ export const chromiumBrowser: ProviderFactory<BrowserProvider> = {
           const prepared = (await pool.take(browser)) ?? (await preparePage(browser, o.navigationTimeoutMs));
           // Pooled contexts are made at the default viewport; a session asking for another one gets it on its page.
           const v = req.viewport;
-          if (v && (v.width !== DEFAULT_VIEWPORT.width || v.height !== DEFAULT_VIEWPORT.height))
-            await prepared.page.setViewportSize(v);
+          if (v && (v.width !== DEFAULT_VIEWPORT.width || v.height !== DEFAULT_VIEWPORT.height)) {
+            await prepared.page.setViewportSize(v).catch(async (err) => {
+              await prepared.context.close().catch(() => undefined);
+              throw err;
+            });
+          }
           const now = Date.now();
           const record: BrowserSession = {
             session_id: req.session_id ?? randomUUID(),
