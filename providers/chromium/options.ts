@@ -21,7 +21,7 @@ export interface ChromiumOptions {
 // the same engine without the browser UI, and the full browser's headless mode opens UI renderers (the omnibox
 // popup) for every context, which made a session start ~5x slower and an idle session ~4x bigger (docs/browser.md,
 // "Performance"). Its real path, not the /usr/bin wrapper: that wrapper does not exec, so a shell would sit between
-// us and Chromium (a kill of the shell would not reach the browser).
+// us and Chromium (a signal to the process we started would reach the shell, not the browser).
 const CANDIDATES = [
   '/usr/lib/chromium/chromium-headless-shell',
   '/usr/bin/chromium',
