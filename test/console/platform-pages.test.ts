@@ -67,6 +67,7 @@ if (!chromiumPath()) {
                     ],
                   },
                   { match: 'tell me a story', content: `Once upon a time. ${ANSWER}` },
+                  { match: 'count slowly', content: `Counting: ${ANSWER}` },
                   { content: 'Hello from the script.' },
                 ],
               },
@@ -182,6 +183,30 @@ if (!chromiumPath()) {
       t.equal(status.status, 'idle', 'the server stopped the run');
     });
 
+    t.test('chat: a connection that drops mid-stream is rejoined without a reload', async (t) => {
+      await page.getByRole('button', { name: 'New session' }).click();
+      await page.waitForURL((u) => !u.searchParams.has('session'));
+      const rejoins: string[] = [];
+      const watch = (r: { url(): string }) => {
+        if (/\/sessions\/[^/]+\/stream$/.test(new URL(r.url()).pathname)) rejoins.push(r.url());
+      };
+      page.on('request', watch);
+      const box = page.getByLabel('Message to helper');
+      await box.fill('count slowly');
+      await box.press('Enter');
+      const answer = page.locator('.pf-msg-assistant').last().locator('.pf-msg-text').last();
+      await answer.getByText('Counting').waitFor();
+      await page.waitForURL(/[?&]session=/);
+      // The connection drops (a proxy restart, a flaky network): the server cuts every open socket, the stream's
+      // included; the run goes on in the background.
+      app.server.closeAllConnections();
+      await page.locator('.pf-run-state[data-state="done"]').waitFor({ timeout: 120_000 });
+      page.off('request', watch);
+      t.equal((await answer.innerText()).trim(), `Counting: ${ANSWER}`, 'the whole answer, once');
+      t.ok(rejoins.length >= 1, `the page rejoined the run (${rejoins.length} GET …/stream)`);
+      t.equal(await page.locator('.pf-msg-user', { hasText: 'count slowly' }).count(), 1, 'the question shown once');
+    });
+
     t.test('sessions: the chat is listed with its history', async (t) => {
       await page.goto(`${base}/ui/platform/sessions?agent=helper`);
       await page.getByRole('link', { name: sessionId }).click();
@@ -215,7 +240,8 @@ if (!chromiumPath()) {
       await page.goto(`${base}/ui/platform/chat?agent=helper&session=${sessionId}`);
       // A finished session reloads as history; the trace link comes with a run's end, so open it from the list.
       await page.goto(`${base}/ui/platform/traces`);
-      await page.getByRole('link', { name: 'agent:helper' }).first().click();
+      // The run that called the tool: its session is the first chat's.
+      await page.getByRole('row').filter({ hasText: sessionId }).getByRole('link', { name: 'agent:helper' }).click();
       await page.waitForURL(/\/ui\/platform\/traces\//);
       await page.locator('.pf-tl-row', { hasText: 'remember' }).waitFor();
       t.pass("the agent's trace lists its tool span");

@@ -128,6 +128,9 @@ export function ChatPage() {
         state: 'streaming',
         notice: 'Reconnecting to the running session…',
       }));
+      // Back off between attempts, so a network that is down for a moment is not hammered.
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** attempt, 8000)));
+      if (ctl.signal.aborted) return;
       try {
         const res = await request(`${sessionPath(sid)}/stream`, {
           headers: { accept: 'text/event-stream' },
@@ -143,15 +146,21 @@ export function ChatPage() {
         if (err instanceof ApiError && err.status < 500) throw err;
       }
       if (ctl.signal.aborted) return;
-      const status = await api<{ status: string }>(`${sessionPath(sid)}/status`).catch(() => undefined);
-      if (status?.status !== 'running') {
+      let status: { status: string };
+      try {
+        status = await api<{ status: string }>(`${sessionPath(sid)}/status`);
+      } catch (err) {
+        if (err instanceof ApiError && err.status < 500) throw err;
+        continue; // the network or the server is still away: try again
+      }
+      if (status.status !== 'running') {
         // The run ended while we were away: its stored history is the truth.
         const h = await api<{ messages: Array<{ role: string; content: string }> }>(sessionPath(sid));
         setTranscript((t) => ({ ...t, messages: fromHistory(h.messages), state: 'done', notice: undefined }));
         return;
       }
     }
-    throw new Error('The stream keeps dropping; reload the page to try again.');
+    throw new Error('The connection keeps dropping; reload the page to follow the run again.');
   };
 
   // On entry (and when the agent changes): the session in the URL, if any, with its history and running run.
@@ -209,10 +218,19 @@ export function ChatPage() {
         headers: { accept: 'text/event-stream' },
         signal: ctl.signal,
       });
-      const ended = await consume(res, ctl.signal);
+      let ended = false;
+      try {
+        ended = await consume(res, ctl.signal);
+      } catch (err) {
+        if (ctl.signal.aborted) throw err;
+        // A network error mid-stream: handled below like a stream that ended early.
+      }
       started = new URLSearchParams(window.location.search).get('session') ?? started;
       // The connection dropped mid-run: the run goes on server-side, so follow it again.
-      if (!ended && !ctl.signal.aborted && started) await rejoin(started, before);
+      if (!ended && !ctl.signal.aborted) {
+        if (!started) throw new Error('The connection dropped before the run started; send the message again.');
+        await rejoin(started, before);
+      }
     } catch (err) {
       if (!ctl.signal.aborted) {
         setError(err);
