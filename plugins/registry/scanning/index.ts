@@ -28,8 +28,10 @@ async function scanningPlugin(app: FastifyInstance): Promise<void> {
     }
   }
   app.catalog.scanner = service;
-  const stop = service.watchDiscoveredTools();
-  app.addHook('onClose', async () => stop());
+  const stops = [service.watchDiscoveredTools(), service.watchEdits()];
+  app.addHook('onClose', async () => {
+    for (const stop of stops) stop();
+  });
   const { servers, agents, skills } = app.catalog;
   await app.register(async (scope) => {
     // Replicas sharing a Redis store reload what another replica changed, as the catalog's routes do.

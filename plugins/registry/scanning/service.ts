@@ -93,6 +93,7 @@ export class ScanService implements ScanHook {
   }
 
   async scanAgent(a: AgentRecord, analyzers?: string[]): Promise<Decision> {
+    this.scannedContent.set(`agent:${a.path}`, JSON.stringify(agentTarget(a).card));
     const names = analyzers ?? this.settings.agent.analyzers;
     const outcomes = await this.analyzers.run(
       names,
@@ -107,6 +108,7 @@ export class ScanService implements ScanHook {
   }
 
   async scanSkill(k: SkillRecord, analyzers?: string[]): Promise<Decision> {
+    this.scannedContent.set(`skill:${k.path}`, k.skill_md);
     const names = analyzers ?? this.settings.skill.analyzers;
     const outcomes = await this.analyzers.run(
       names,
@@ -170,6 +172,68 @@ export class ScanService implements ScanHook {
     return record;
   }
 
+  /** Card or SKILL.md each agent and skill was last scanned with, so edits that change them are scanned too. */
+  private readonly scannedContent = new Map<string, string>();
+
+  /**
+   * Agents and skills edited after registration (PUT with a new description,
+   * skills or skill_md_url) are scanned again when their scanned content
+   * changed, and blocked if it turned unsafe: an edit must not bypass the
+   * registration scan.
+   */
+  watchEdits(): () => void {
+    const watch = <T extends { path: string; is_enabled: boolean; tags: string[] }>(
+      kind: 'agent' | 'skill',
+      index: {
+        onChange(fn: (c: { kind: string; key: string; value?: T; previous?: T }) => void): () => void;
+        get(k: string): T | undefined;
+        lock<R>(k: string, fn: () => Promise<R>): Promise<R>;
+        set(k: string, v: T): Promise<void>;
+      },
+      content: (r: T) => string,
+      scan: (r: T) => Promise<Decision>,
+    ) =>
+      index.onChange((c) => {
+        if (c.kind !== 'updated' || !c.value || !c.previous || !this.registrationScans(kind)) return;
+        const key = `${kind}:${c.key}`;
+        // Only a change of content: a toggle (an admin's review) must not be undone by a scan of the same text.
+        if (content(c.value) === content(c.previous) || content(c.value) === this.scannedContent.get(key)) return;
+        this.scannedContent.set(key, content(c.value));
+        void (async () => {
+          try {
+            const current = index.get(c.key);
+            if (!current) return;
+            const d = await scan(current);
+            if (!d.block) return;
+            await index.lock(c.key, async () => {
+              const now = index.get(c.key);
+              if (now)
+                await index.set(c.key, { ...ScanService.applyRescan(now, d), updated_at: new Date().toISOString() });
+            });
+          } catch (err) {
+            this.log.warn({ err, path: c.key }, `scan of an edited ${kind} failed`);
+          }
+        })();
+      });
+    const stops = [
+      watch(
+        'agent',
+        this.catalog.agents.index,
+        (a) => JSON.stringify(agentTarget(a).card),
+        (a) => this.scanAgent(a),
+      ),
+      watch(
+        'skill',
+        this.catalog.skills.index,
+        (k) => k.skill_md,
+        (k) => this.scanSkill(k),
+      ),
+    ];
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }
+
   /**
    * Servers registered without tool_list_json get their tools from the health
    * checker's discovery: scan that list when it first appears or changes, and
@@ -179,7 +243,9 @@ export class ScanService implements ScanHook {
     const busy = new Set<string>();
     return this.catalog.servers.onChange((c) => {
       if (c.kind === 'deleted' || !c.value || !this.registrationScans('server')) return;
-      if (!c.value.tools.length || toolsKey(c.value) === this.scannedTools.get(c.key)) return;
+      // Only a new tool list: a toggle (an admin's review) must not be undone by a scan of the same tools.
+      const tools = toolsKey(c.value);
+      if (!c.value.tools.length || tools === toolsKey(c.previous) || tools === this.scannedTools.get(c.key)) return;
       const path = c.key;
       if (busy.has(path)) return;
       busy.add(path);
