@@ -77,6 +77,18 @@ export const ScoreAccepted = Type.Object({ score_id: Type.String(), status: Type
 
 const Limit = Type.Integer({ minimum: 1, maximum: 500, default: 50 });
 const Offset = Type.Integer({ minimum: 0, default: 0 });
+/**
+ * Time range and cursor paging, on every list. A provider that keeps records in a store answers
+ * `next_cursor`; with `cursor` given, `offset` is ignored (a cursor stays right while new records arrive).
+ */
+const Window = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Only records at or after this time' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Only records before this time' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, description: 'next_cursor of the previous page' })),
+};
+const NextCursor = Type.Optional(
+  Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last' }),
+);
 
 export const TraceQuery = Type.Object({
   user_id: Type.Optional(Type.String()),
@@ -85,9 +97,10 @@ export const TraceQuery = Type.Object({
   tag: Type.Optional(Type.String({ description: 'Only traces carrying this tag' })),
   limit: Limit,
   offset: Offset,
+  ...Window,
 });
 export type TraceQuery = Static<typeof TraceQuery>;
-export const TraceList = Type.Object({ traces: Type.Array(Trace), total: Type.Integer() });
+export const TraceList = Type.Object({ traces: Type.Array(Trace), total: Type.Integer(), next_cursor: NextCursor });
 export type TraceList = Static<typeof TraceList>;
 
 export const LogLevel = Type.Union(['debug', 'info', 'warning', 'error'].map((l) => Type.Literal(l)));
@@ -119,9 +132,10 @@ export const LogQuery = Type.Object({
   level: Type.Optional(LogLevel),
   limit: Limit,
   offset: Offset,
+  ...Window,
 });
 export type LogQuery = Static<typeof LogQuery>;
-export const LogList = Type.Object({ logs: Type.Array(LogEntry), total: Type.Integer() });
+export const LogList = Type.Object({ logs: Type.Array(LogEntry), total: Type.Integer(), next_cursor: NextCursor });
 export type LogList = Static<typeof LogList>;
 
 const Usage = Type.Object(
@@ -168,9 +182,14 @@ export const GenerationQuery = Type.Object({
   model: Type.Optional(Type.String()),
   limit: Limit,
   offset: Offset,
+  ...Window,
 });
 export type GenerationQuery = Static<typeof GenerationQuery>;
-export const GenerationRecordList = Type.Object({ generations: Type.Array(GenerationRecord), total: Type.Integer() });
+export const GenerationRecordList = Type.Object({
+  generations: Type.Array(GenerationRecord),
+  total: Type.Integer(),
+  next_cursor: NextCursor,
+});
 export type GenerationRecordList = Static<typeof GenerationRecordList>;
 
 const DataType = Type.Union([Type.Literal('NUMERIC'), Type.Literal('BOOLEAN'), Type.Literal('CATEGORICAL')]);
@@ -203,11 +222,20 @@ export type TraceScore = Static<typeof TraceScore>;
 export const TraceScoreQuery = Type.Object({
   trace_id: Type.Optional(Type.String()),
   name: Type.Optional(Type.String()),
+  data_type: Type.Optional(DataType),
+  config_id: Type.Optional(
+    Type.String({ description: 'Scores whose metadata.config_id is this (set by evaluations)' }),
+  ),
   limit: Limit,
   offset: Offset,
+  ...Window,
 });
 export type TraceScoreQuery = Static<typeof TraceScoreQuery>;
-export const TraceScoreList = Type.Object({ scores: Type.Array(TraceScore), total: Type.Integer() });
+export const TraceScoreList = Type.Object({
+  scores: Type.Array(TraceScore),
+  total: Type.Integer(),
+  next_cursor: NextCursor,
+});
 export type TraceScoreList = Static<typeof TraceScoreList>;
 
 /** Sessions are derived from traces that carry a session_id. */
@@ -217,6 +245,9 @@ export const SessionSummary = Type.Object({
   trace_count: Type.Integer(),
   first_seen: Type.String(),
   last_activity: Type.String(),
+  total_tokens: Type.Optional(
+    Type.Integer({ description: 'Input plus output tokens of the generations of its traces' }),
+  ),
 });
 export type SessionSummary = Static<typeof SessionSummary>;
 export const SessionQuery = Type.Object({ user_id: Type.Optional(Type.String()), limit: Limit, offset: Offset });
@@ -263,6 +294,13 @@ export interface ObservabilityProvider extends ProviderBase {
   listGenerations?(query: GenerationQuery): Promise<GenerationRecordList>;
   ingestScore?(score: TraceScoreInput): Promise<Pick<TraceScore, 'score_id'>>;
   listScores?(query: TraceScoreQuery): Promise<TraceScoreList>;
+  getScore?(scoreId: string): Promise<TraceScore | undefined>;
+  deleteScore?(scoreId: string): Promise<boolean>;
+  /**
+   * Called once per trace this instance stores from now on (online evaluation listens here).
+   * Answers the function that stops listening.
+   */
+  onTrace?(listener: (trace: Trace) => void): () => void;
   listSessions?(query: SessionQuery): Promise<SessionList>;
   getSession?(sessionId: string): Promise<SessionDetail | undefined>;
 }

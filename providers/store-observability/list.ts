@@ -1,0 +1,82 @@
+import { badRequest } from '../../core/errors.ts';
+import type { Collection } from '../../core/store-types.ts';
+
+/**
+ * What is stored per record: the record plus a sort key. `seq` orders records
+ * written in the same millisecond (a log burst) newest first, which timestamps
+ * alone cannot; it is never shown to clients.
+ */
+export interface Stored<T> {
+  v: T;
+  seq: string;
+}
+
+let counter = 0;
+/** Time-ordered and unique enough across processes: milliseconds, a process counter, random tail. */
+export function nextSeq(): string {
+  counter = (counter + 1) % 1_679_616; // 36^4
+  return `${Date.now().toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+export interface Window {
+  limit: number;
+  offset: number;
+  from?: string;
+  to?: string;
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  next_cursor: string | null;
+}
+
+type Key = [time: string, seq: string];
+const after = (a: Key, b: Key) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
+function decodeCursor(cursor: string): Key {
+  try {
+    const k = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(k) && k.length === 2 && typeof k[0] === 'string' && typeof k[1] === 'string') return [k[0], k[1]];
+  } catch {
+    // fall through: the message below says what to do
+  }
+  throw badRequest(
+    'SB_ERR_OBSERVABILITY_BAD_CURSOR',
+    `cursor '${cursor}' is not a next_cursor from a previous page; omit it to start at the newest record`,
+  );
+}
+
+const encodeCursor = (k: Key) => Buffer.from(JSON.stringify(k), 'utf8').toString('base64url');
+
+/**
+ * Filter, order newest first and window a collection. Every record is read:
+ * the store has no secondary indexes, and retention (retention.ts) keeps the
+ * collections bounded so a scan stays cheap.
+ */
+export async function listOf<T>(
+  col: Collection<Stored<T>>,
+  keep: (v: T) => boolean,
+  time: (v: T) => string,
+  w: Window,
+): Promise<Page<T>> {
+  const cursor = w.cursor === undefined ? undefined : decodeCursor(w.cursor);
+  const hits: Array<{ v: T; k: Key }> = [];
+  for await (const [, s] of col.entries()) {
+    const t = time(s.v);
+    if (w.from !== undefined && t < w.from) continue;
+    if (w.to !== undefined && t >= w.to) continue;
+    if (keep(s.v)) hits.push({ v: s.v, k: [t, s.seq] });
+  }
+  hits.sort((a, b) => (after(a.k, b.k) ? 1 : after(b.k, a.k) ? -1 : 0));
+  const start = cursor ? hits.findIndex((h) => after(h.k, cursor)) : w.offset;
+  const from = start < 0 ? hits.length : start;
+  const page = hits.slice(from, from + w.limit);
+  const more = from + w.limit < hits.length;
+  return {
+    items: page.map((h) => h.v),
+    total: hits.length,
+    next_cursor: more && page.length ? encodeCursor(page[page.length - 1]!.k) : null,
+  };
+}

@@ -1,0 +1,252 @@
+import type {
+  GenerationRecord,
+  ObservabilityCapabilities,
+  ObservabilityProvider,
+  Trace,
+} from '../../core/primitives/observability.ts';
+import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
+import { listOf } from './list.ts';
+import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
+import { collectionsOf, generationOf, isoTime, logOf, scoreOf, traceOf, wrap } from './records.ts';
+import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
+import { detailOf, newestFirst, sessionsOf } from './sessions.ts';
+
+const CAPABILITIES: ObservabilityCapabilities = {
+  ingest: true,
+  query: true,
+  logs: true,
+  generations: true,
+  scores: true,
+  sessions: true,
+};
+
+const num = (v: unknown, dflt: number, min = 0): number => (typeof v === 'number' && v >= min ? v : dflt);
+const time = (v: { timestamp: string }) => v.timestamp;
+/** Query times may come with an offset or without milliseconds; stored ones are canonical UTC. */
+const range = (q: { from?: string; to?: string }) => ({
+  ...(q.from !== undefined ? { from: isoTime(q.from) } : {}),
+  ...(q.to !== undefined ? { to: isoTime(q.to) } : {}),
+});
+
+/** What the store provider adds beside the primitive: retention on demand and the export counters for /metrics. */
+export interface StoreObservability extends ObservabilityProvider {
+  sweep(now?: number): Promise<number>;
+  exportStats(): ExportStats | undefined;
+}
+
+/**
+ * A span of kind `generation` in an ingested trace (what auto_trace writes per
+ * LLM turn) is also a generation record, so /generations lists it; its id is
+ * derived from the trace and span so re-ingesting the trace replaces it.
+ */
+function generationsIn(trace: Trace): GenerationRecord[] {
+  return trace.spans.flatMap((s, i) => {
+    const meta = (s.metadata ?? {}) as Record<string, unknown>;
+    if (meta.type !== 'generation') return [];
+    const { type: _type, model, usage, ...rest } = meta;
+    return [
+      generationOf({
+        trace_id: trace.trace_id,
+        generation_id: `${trace.trace_id}:${s.span_id ?? i}`,
+        name: s.name,
+        model: typeof model === 'string' ? model : undefined,
+        input: s.input,
+        output: s.output,
+        usage: (s.usage ?? usage ?? {}) as Record<string, number>,
+        metadata: rest,
+        start_time: s.start_time,
+        end_time: s.end_time ?? trace.timestamp,
+      }),
+    ];
+  });
+}
+
+async function create(
+  name: string,
+  options: Record<string, unknown>,
+  ctx: ProviderContext,
+): Promise<StoreObservability> {
+  const cols = collectionsOf(ctx.store, name);
+  const retention: RetentionOptions = {
+    maxAgeDays: num(options.retention_days, RETENTION_DEFAULTS.maxAgeDays),
+    maxRecords: num(options.max_records, RETENTION_DEFAULTS.maxRecords, 1),
+    intervalMs: num(options.sweep_interval_ms, RETENTION_DEFAULTS.intervalMs),
+  };
+  const sweeper = startSweeper(cols, retention, ctx.logger);
+  const endpoint =
+    typeof options.otlp_endpoint === 'string' && options.otlp_endpoint
+      ? options.otlp_endpoint
+      : process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  const otlp: OtlpExport | undefined = endpoint
+    ? await startOtlp(
+        {
+          endpoint,
+          maxQueueSize: num(options.otlp_max_queue_size, 2048, 1),
+          maxExportBatchSize: num(options.otlp_batch_size, 512, 1),
+          scheduledDelayMillis: num(options.otlp_delay_ms, 1000),
+          exportTimeoutMillis: num(options.otlp_timeout_ms, 10_000, 1),
+          serviceName: typeof options.service_name === 'string' ? options.service_name : 'switchboard',
+        },
+        ctx.logger,
+      )
+    : undefined;
+  const listeners = new Set<(t: Trace) => void>();
+  const announce = (trace: Trace) => {
+    for (const l of listeners)
+      queueMicrotask(() => {
+        try {
+          l(trace);
+        } catch (err) {
+          ctx.logger?.warn({ err }, 'observability trace listener failed');
+        }
+      });
+  };
+  // Export must never fail an ingest: the SDK queues, and anything it throws is logged.
+  const exporting = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      ctx.logger?.warn({ err }, 'OTLP export skipped a record');
+    }
+  };
+
+  return {
+    name,
+    type: 'store',
+    kind: 'observability',
+    capabilities: CAPABILITIES,
+    async ingestTrace(input) {
+      const trace = traceOf(input);
+      const gens = generationsIn(trace);
+      await Promise.all([
+        cols.traces.set(trace.trace_id, wrap(trace)),
+        ...gens.map((g) => cols.generations.set(g.generation_id, wrap(g))),
+      ]);
+      if (otlp) exporting(() => otlp.exportTrace(trace));
+      announce(trace);
+      return { trace_id: trace.trace_id, status: 'accepted' };
+    },
+    async getTrace(id) {
+      return (await cols.traces.get(id))?.v;
+    },
+    async updateTrace(id, update) {
+      const stored = await cols.traces.get(id);
+      if (!stored) return undefined;
+      const { metadata, tags, ...fields } = update;
+      const next: Trace = {
+        ...stored.v,
+        ...fields,
+        ...(tags ? { tags } : {}),
+        metadata: { ...stored.v.metadata, ...(metadata ?? {}) },
+      };
+      await cols.traces.set(id, { v: next, seq: stored.seq });
+      return next;
+    },
+    async listTraces(q) {
+      const page = await listOf(
+        cols.traces,
+        (t) =>
+          (q.user_id === undefined || t.user_id === q.user_id) &&
+          (q.session_id === undefined || t.session_id === q.session_id) &&
+          (q.name === undefined || t.name === q.name) &&
+          (q.tag === undefined || t.tags.includes(q.tag)),
+        time,
+        { ...q, ...range(q) },
+      );
+      return { traces: page.items, total: page.total, next_cursor: page.next_cursor };
+    },
+    async ingestLog(input) {
+      const entry = logOf(input);
+      await cols.logs.set(entry.log_id, wrap(entry));
+      return entry;
+    },
+    async listLogs(q) {
+      const page = await listOf(
+        cols.logs,
+        (l) =>
+          (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level),
+        time,
+        { ...q, ...range(q) },
+      );
+      return { logs: page.items, total: page.total, next_cursor: page.next_cursor };
+    },
+    async ingestGeneration(input) {
+      const gen = generationOf(input);
+      await cols.generations.set(gen.generation_id, wrap(gen));
+      if (otlp) exporting(() => otlp.exportGeneration(gen));
+      return gen;
+    },
+    async listGenerations(q) {
+      const page = await listOf(
+        cols.generations,
+        (g) =>
+          (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model),
+        time,
+        { ...q, ...range(q) },
+      );
+      return { generations: page.items, total: page.total, next_cursor: page.next_cursor };
+    },
+    async ingestScore(input) {
+      const score = scoreOf(input);
+      await cols.scores.set(score.score_id, wrap(score));
+      return score;
+    },
+    async listScores(q) {
+      const page = await listOf(
+        cols.scores,
+        (s) =>
+          (q.trace_id === undefined || s.trace_id === q.trace_id) &&
+          (q.name === undefined || s.name === q.name) &&
+          (q.data_type === undefined || s.data_type === q.data_type) &&
+          (q.config_id === undefined || s.metadata.config_id === q.config_id),
+        time,
+        { ...q, ...range(q) },
+      );
+      return { scores: page.items, total: page.total, next_cursor: page.next_cursor };
+    },
+    async getScore(id) {
+      return (await cols.scores.get(id))?.v;
+    },
+    async deleteScore(id) {
+      return cols.scores.delete(id);
+    },
+    async listSessions(q) {
+      const all = newestFirst((await sessionsOf(cols, q.user_id)).values());
+      return { sessions: all.slice(q.offset, q.offset + q.limit), total: all.length };
+    },
+    async getSession(id) {
+      const entry = (await sessionsOf(cols, undefined, id)).get(id);
+      return entry && detailOf(entry);
+    },
+    onTrace(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async flush() {
+      await otlp?.flush();
+    },
+    sweep: (now) => sweep(cols, retention, now),
+    exportStats: () => otlp?.stats(),
+    // The store answers for itself: this provider is as healthy as the store it writes to.
+    healthcheck: () => ctx.store.healthcheck(),
+    async close() {
+      listeners.clear();
+      await sweeper.stop();
+      await otlp?.close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * `store`: observability in the core store (SQLite under DATA_DIR, Redis with
+ * REDIS_URL, memory in tests). It needs no outside engine, so its auto
+ * instance replaces noop as the default.
+ */
+export const storeObservability: ProviderFactory<StoreObservability> = {
+  type: 'store',
+  kind: 'observability',
+  autoInstance: true,
+  description: 'Traces, logs, generations and scores in the core store, with retention and optional OTLP export',
+  enginePresent: () => true,
+  create,
+};

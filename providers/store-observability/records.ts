@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { unprocessable } from '../../core/errors.ts';
+import type {
+  GenerationInput,
+  GenerationRecord,
+  LogEntry,
+  LogInput,
+  Trace,
+  TraceInput,
+  TraceScore,
+  TraceScoreInput,
+} from '../../core/primitives/observability.ts';
+import type { Collection, Store } from '../../core/store-types.ts';
+import { nextSeq, type Stored } from './list.ts';
+
+/** The four collections of one instance; the instance name keeps two instances on one store apart. */
+export interface Collections {
+  traces: Collection<Stored<Trace>>;
+  logs: Collection<Stored<LogEntry>>;
+  generations: Collection<Stored<GenerationRecord>>;
+  scores: Collection<Stored<TraceScore>>;
+}
+
+export function collectionsOf(store: Store, instance: string): Collections {
+  const c = <T>(what: string) => store.collection<Stored<T>>(`observability:${instance}:${what}`);
+  return { traces: c('traces'), logs: c('logs'), generations: c('generations'), scores: c('scores') };
+}
+
+/** Timestamps are stored in one form (UTC, milliseconds) so they sort and compare as strings. */
+export const isoTime = (t: string | undefined): string => (t === undefined ? new Date() : new Date(t)).toISOString();
+
+export const wrap = <T>(v: T): Stored<T> => ({ v, seq: nextSeq() });
+
+export function traceOf(input: Partial<TraceInput>): Trace {
+  return {
+    trace_id: input.trace_id ?? randomUUID(),
+    name: input.name ?? '',
+    user_id: input.user_id ?? null,
+    session_id: input.session_id ?? null,
+    input: input.input ?? null,
+    output: input.output ?? null,
+    tags: [...(input.tags ?? [])],
+    spans: input.spans ?? [],
+    metadata: input.metadata ?? {},
+    timestamp: isoTime(input.timestamp),
+  };
+}
+
+export function logOf(input: LogInput): LogEntry {
+  return {
+    log_id: randomUUID(),
+    message: input.message,
+    level: input.level ?? 'info',
+    trace_id: input.trace_id ?? null,
+    metadata: input.metadata ?? {},
+    timestamp: isoTime(input.timestamp),
+  };
+}
+
+export function generationOf(input: GenerationInput): GenerationRecord {
+  return {
+    generation_id: input.generation_id ?? randomUUID(),
+    trace_id: input.trace_id,
+    name: input.name ?? 'generation',
+    model: input.model ?? null,
+    input: input.input ?? null,
+    output: input.output ?? null,
+    usage: input.usage ?? {},
+    metadata: input.metadata ?? {},
+    start_time: input.start_time ?? null,
+    end_time: input.end_time ?? null,
+    timestamp: isoTime(input.end_time ?? input.start_time),
+  };
+}
+
+/**
+ * A score's value must fit its data type: NUMERIC and BOOLEAN are numbers
+ * (BOOLEAN 0 or 1), CATEGORICAL a string. A mismatch is the caller's to fix: 422.
+ */
+export function checkScoreValue(value: number | string, dataType: TraceScoreInput['data_type']): void {
+  const bad = (detail: string) => unprocessable('SB_ERR_OBSERVABILITY_SCORE_VALUE', detail);
+  if ((dataType === 'NUMERIC' || dataType === 'BOOLEAN') && typeof value !== 'number')
+    throw bad(`Score value ${JSON.stringify(value)} is a string; a ${dataType} score needs a number`);
+  if (dataType === 'BOOLEAN' && value !== 0 && value !== 1)
+    throw bad(`Score value ${value} is not 0 or 1; a BOOLEAN score is 0 (false) or 1 (true)`);
+  if (dataType === 'CATEGORICAL' && typeof value !== 'string')
+    throw bad(`Score value ${value} is a number; a CATEGORICAL score needs a string category`);
+}
+
+export function scoreOf(input: TraceScoreInput): TraceScore {
+  checkScoreValue(input.value, input.data_type);
+  return {
+    score_id: randomUUID(),
+    trace_id: input.trace_id,
+    name: input.name,
+    value: input.value,
+    observation_id: input.observation_id ?? null,
+    comment: input.comment ?? null,
+    data_type: input.data_type ?? null,
+    metadata: input.metadata ?? {},
+    timestamp: isoTime(undefined),
+  };
+}
+
+/** Input plus output tokens of a usage record, whichever naming (OpenAI's or GenAI's) it uses. */
+export function tokensOf(usage: unknown): number {
+  if (!usage || typeof usage !== 'object') return 0;
+  const u = usage as Record<string, unknown>;
+  const n = (k: string) => (typeof u[k] === 'number' ? (u[k] as number) : 0);
+  if (typeof u.total_tokens === 'number') return u.total_tokens;
+  return (n('prompt_tokens') || n('input_tokens')) + (n('completion_tokens') || n('output_tokens'));
+}

@@ -1,0 +1,269 @@
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { openStore, type Store } from '../../core/store.ts';
+import type { ProviderContext } from '../../core/provider.ts';
+import { storeObservability, type StoreObservability } from '../../providers/store-observability/provider.ts';
+import { observabilitySuite } from '../conformance/observability.ts';
+import type { Runner } from '../conformance/kit.ts';
+import { startRedis } from '../fixtures/redis-server.ts';
+import { tempDir } from '../helpers/app.ts';
+
+t.setTimeout(900_000);
+
+const ctx = (store: Store): ProviderContext => ({
+  store,
+  logger: pino({ level: 'silent' }),
+  dataDir: tempDir(),
+  lookup: () => undefined,
+});
+
+/** A fresh instance name per case: cases share a store but never see each other's records. */
+const make =
+  (store: () => Promise<Store>, options: Record<string, unknown> = {}) =>
+  async () => {
+    const s = await store();
+    const p = await storeObservability.create(`obs-${randomUUID()}`, { sweep_interval_ms: 0, ...options }, ctx(s));
+    return Object.assign(Object.create(p), {
+      close: async () => {
+        await p.close();
+        await s.close();
+      },
+    }) as StoreObservability;
+  };
+
+t.test('store on memory passes the observability conformance suite', (t) =>
+  observabilitySuite(t as unknown as Runner, { make: make(() => openStore({ backend: 'memory' })) }),
+);
+
+t.test('store on SQLite passes the observability conformance suite', (t) =>
+  observabilitySuite(t as unknown as Runner, {
+    make: make(() => openStore({ backend: 'sqlite', dataDir: tempDir() })),
+  }),
+);
+
+t.test('store on Redis passes the observability conformance suite', async (t) => {
+  const redis = await startRedis();
+  t.teardown(redis.stop);
+  await observabilitySuite(t as unknown as Runner, {
+    make: make(() => openStore({ backend: 'redis', url: redis.url })),
+  });
+});
+
+t.test('time range and cursor paging', async (t) => {
+  const p = await make(() => openStore({ backend: 'sqlite', dataDir: tempDir() }))();
+  t.teardown(() => p.close());
+  for (let i = 1; i <= 5; i++) await p.ingestTrace({ trace_id: `t${i}`, timestamp: `2026-01-01T00:00:0${i}.000Z` });
+  const ranged = await p.listTraces!({
+    limit: 50,
+    offset: 0,
+    from: '2026-01-01T00:00:02Z',
+    to: '2026-01-01T00:00:04Z',
+  });
+  t.same(
+    ranged.traces.map((x) => x.trace_id),
+    ['t3', 't2'],
+    'from is inclusive, to exclusive, offsets and missing milliseconds accepted',
+  );
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 5; i++) {
+    const page = await p.listTraces!({ limit: 2, offset: 0, ...(cursor ? { cursor } : {}) });
+    seen.push(...page.traces.map((x) => x.trace_id));
+    t.equal(page.total, 5);
+    cursor = page.next_cursor ?? undefined;
+    if (!cursor) break;
+  }
+  t.same(seen, ['t5', 't4', 't3', 't2', 't1'], 'cursor pages cover every trace once, newest first');
+  // A trace arriving between pages does not shift the next page (an offset would repeat t3).
+  const first = await p.listTraces!({ limit: 2, offset: 0 });
+  await p.ingestTrace({ trace_id: 't6', timestamp: '2026-01-01T00:00:06.000Z' });
+  const second = await p.listTraces!({ limit: 2, offset: 0, cursor: first.next_cursor! });
+  t.same(
+    second.traces.map((x) => x.trace_id),
+    ['t3', 't2'],
+  );
+  await t.rejects(p.listTraces!({ limit: 2, offset: 0, cursor: 'bogus' }), { statusCode: 400 });
+});
+
+t.test('retention removes traces older than the age and beyond the count', async (t) => {
+  const p = await make(() => openStore({ backend: 'sqlite', dataDir: tempDir() }), {
+    retention_days: 7,
+    max_records: 3,
+  })();
+  t.teardown(() => p.close());
+  const now = Date.parse('2026-03-01T00:00:00.000Z');
+  await p.ingestTrace({ trace_id: 'ancient', timestamp: '2026-01-01T00:00:00.000Z' });
+  for (let i = 1; i <= 4; i++) await p.ingestTrace({ trace_id: `r${i}`, timestamp: `2026-02-28T00:00:0${i}.000Z` });
+  await p.ingestLog!({ message: 'old', level: 'info', metadata: {}, timestamp: '2026-01-01T00:00:00.000Z' });
+  const deleted = await p.sweep(now);
+  t.equal(deleted, 3, 'ancient trace, old log, and r1 beyond max_records');
+  t.same(
+    (await p.listTraces!({ limit: 50, offset: 0 })).traces.map((x) => x.trace_id),
+    ['r4', 'r3', 'r2'],
+  );
+  t.equal((await p.listLogs!({ limit: 50, offset: 0 })).total, 0);
+});
+
+t.test('the periodic sweep runs on its own and stops on close', async (t) => {
+  const store = await openStore({ backend: 'memory' });
+  const p = await storeObservability.create('swept', { retention_days: 1, sweep_interval_ms: 20 }, ctx(store));
+  await p.ingestTrace({ trace_id: 'old', timestamp: '2020-01-01T00:00:00.000Z' });
+  await p.ingestTrace({ trace_id: 'new' });
+  for (let i = 0; i < 200 && (await p.getTrace!('old')); i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(await p.getTrace!('old'), undefined, 'the sweep removed the old trace');
+  t.ok(await p.getTrace!('new'), 'the new one stays');
+  await p.close();
+  await store.close();
+});
+
+t.test('scores: value must fit the data type (422), get and delete, filters', async (t) => {
+  const p = await make(() => openStore({ backend: 'memory' }))();
+  t.teardown(() => p.close());
+  await t.rejects(p.ingestScore!({ trace_id: 'x', name: 'n', value: 'high', data_type: 'NUMERIC', metadata: {} }), {
+    statusCode: 422,
+    code: 'SB_ERR_OBSERVABILITY_SCORE_VALUE',
+  });
+  await t.rejects(p.ingestScore!({ trace_id: 'x', name: 'n', value: 2, data_type: 'BOOLEAN', metadata: {} }), {
+    statusCode: 422,
+  });
+  const s = await p.ingestScore!({
+    trace_id: 'x',
+    name: 'n',
+    value: 1,
+    data_type: 'BOOLEAN',
+    metadata: { config_id: 'c' },
+  });
+  await p.ingestScore!({ trace_id: 'x', name: 'n', value: 'ok', data_type: 'CATEGORICAL', metadata: {} });
+  t.same(
+    (await p.listScores!({ data_type: 'BOOLEAN', limit: 50, offset: 0 })).scores.map((x) => x.score_id),
+    [s.score_id],
+  );
+  t.same(
+    (await p.listScores!({ config_id: 'c', limit: 50, offset: 0 })).scores.map((x) => x.score_id),
+    [s.score_id],
+  );
+  t.equal((await p.getScore!(s.score_id))?.value, 1);
+  t.equal(await p.deleteScore!(s.score_id), true);
+  t.equal(await p.getScore!(s.score_id), undefined);
+});
+
+t.test('generation spans of a trace become generation records and count in the session tokens', async (t) => {
+  const p = await make(() => openStore({ backend: 'memory' }))();
+  t.teardown(() => p.close());
+  await p.ingestTrace({
+    trace_id: 'g1',
+    session_id: 'sess',
+    user_id: 'u',
+    spans: [
+      { name: 'turn 1', metadata: { type: 'generation', model: 'm' }, usage: { input_tokens: 10, output_tokens: 2 } },
+      { name: 'search', metadata: { type: 'tool' } },
+      { name: 'turn 2', metadata: { type: 'generation', model: 'm' }, usage: { input_tokens: 20, output_tokens: 5 } },
+    ],
+  });
+  const gens = await p.listGenerations!({ trace_id: 'g1', limit: 50, offset: 0 });
+  t.equal(gens.total, 2, 'one generation per generation span');
+  t.match(gens.generations, [
+    { model: 'm', usage: { input_tokens: 20 } },
+    { model: 'm', usage: { input_tokens: 10 } },
+  ]);
+  await p.ingestTrace({ trace_id: 'g1', session_id: 'sess', user_id: 'u', spans: [] });
+  t.equal(
+    (await p.listGenerations!({ trace_id: 'g1', limit: 50, offset: 0 })).total,
+    2,
+    'ingesting the trace again replaces, never duplicates, its generations',
+  );
+  const sessions = await p.listSessions!({ limit: 50, offset: 0 });
+  t.match(sessions.sessions, [{ session_id: 'sess', trace_count: 1, total_tokens: 37 }]);
+});
+
+/** A local OTLP/HTTP receiver decoding the JSON payload the exporter sends. */
+async function receiver() {
+  const spans: Array<{ name: string; traceId: string; attributes: Record<string, unknown> }> = [];
+  const flat = (v: Record<string, unknown>): unknown =>
+    v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.doubleValue ?? v.boolValue ?? v.arrayValue));
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (req.url === '/v1/traces' && String(req.headers['content-type']).includes('json')) {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      for (const rs of body.resourceSpans ?? [])
+        for (const ss of rs.scopeSpans ?? [])
+          for (const s of ss.spans ?? [])
+            spans.push({
+              name: s.name,
+              traceId: s.traceId,
+              attributes: Object.fromEntries(
+                (s.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [
+                  a.key,
+                  flat(a.value),
+                ]),
+              ),
+            });
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, close: () => server.close() };
+}
+
+t.test('OTLP/HTTP export: a local receiver gets the spans with GenAI attributes', async (t) => {
+  const rx = await receiver();
+  t.teardown(rx.close);
+  const p = await make(() => openStore({ backend: 'memory' }), { otlp_endpoint: rx.url, otlp_delay_ms: 10 })();
+  t.teardown(() => p.close());
+  const id = randomUUID();
+  await p.ingestTrace({
+    trace_id: id,
+    name: 'agent:helper',
+    session_id: 's',
+    metadata: { agent_name: 'helper', model: 'gpt-x' },
+    spans: [
+      {
+        name: 'turn 1',
+        metadata: { type: 'generation', model: 'gpt-x' },
+        usage: { input_tokens: 7, output_tokens: 3 },
+      },
+      { name: 'search', metadata: { type: 'tool', call_id: 'c1' } },
+    ],
+  });
+  await p.flush!();
+  t.equal(rx.spans.length, 3, 'the trace and its two spans');
+  const byName = Object.fromEntries(rx.spans.map((s) => [s.name, s]));
+  t.match(byName['agent:helper']?.attributes, {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': 'helper',
+    'session.id': 's',
+    'switchboard.trace_id': id,
+  });
+  t.match(byName['chat gpt-x']?.attributes, {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'gpt-x',
+    'gen_ai.usage.input_tokens': 7,
+    'gen_ai.usage.output_tokens': 3,
+  });
+  t.match(byName['execute_tool search']?.attributes, { 'gen_ai.tool.name': 'search', 'gen_ai.tool.call.id': 'c1' });
+  t.ok(
+    rx.spans.every((s) => s.traceId === id.replace(/-/g, '')),
+    'every span carries the Switchboard trace id as its OTel trace id',
+  );
+  t.match(p.exportStats(), { exported: 3, dropped: 0 });
+});
+
+t.test('OTLP export with a dead collector: ingest still answers, the bounded queue drops and counts', async (t) => {
+  const p = await make(() => openStore({ backend: 'memory' }), {
+    otlp_endpoint: 'http://127.0.0.1:9', // discard port: nothing listens
+    otlp_max_queue_size: 4,
+    otlp_delay_ms: 60_000,
+    otlp_timeout_ms: 500,
+  })();
+  t.teardown(() => p.close());
+  for (let i = 0; i < 5; i++) await p.ingestTrace({ trace_id: `d${i}`, spans: [{ name: 'x' }] });
+  t.equal((await p.listTraces!({ limit: 50, offset: 0 })).total, 5, 'every trace stored');
+  // 10 spans, a queue of 4, and the first batch stuck on the dead collector: some must be dropped, and counted.
+  const stats = p.exportStats()!;
+  t.ok(stats.dropped > 0 && stats.dropped <= 6, `drops counted (${stats.dropped})`);
+  t.equal(stats.exported, 0, 'nothing reached a collector');
+});
