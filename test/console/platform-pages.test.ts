@@ -114,7 +114,11 @@ if (!chromiumPath()) {
       t.match(spec, { model: 'scripted', description: 'Remembers facts', primitives: { memory: { enabled: true } } });
 
       // The JSON view edits the same spec; its errors go on top.
-      await page.getByRole('tab', { name: 'JSON' }).click();
+      // Keyboard: the selected tab is the one tab stop; the arrow key moves to the JSON view.
+      await page.getByRole('tab', { name: 'Form' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await page.getByRole('tab', { name: 'JSON', selected: true }).waitFor();
+      t.equal(await page.evaluate(() => document.activeElement?.id), 'pf-tab-json', 'focus follows the selected tab');
       const json = page.getByLabel('Agent spec (JSON)');
       const body = JSON.parse(await json.inputValue());
       t.equal(body.model, 'scripted', 'the JSON view shows the saved spec');

@@ -160,7 +160,16 @@ export function AgentEditPage({ name: editing }: { name?: string }) {
             aria-selected={view === v}
             aria-controls="pf-spec-panel"
             class={view === v ? 'pf-tab pf-tab-active' : 'pf-tab'}
+            // The tab pattern: one tab stop, arrow keys move between the tabs.
+            tabIndex={view === v ? 0 : -1}
             onClick={() => switchTo(v)}
+            onKeyDown={(e) => {
+              if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+              e.preventDefault();
+              const next = v === 'form' ? 'json' : 'form';
+              switchTo(next);
+              requestAnimationFrame(() => document.getElementById(`pf-tab-${next}`)?.focus());
+            }}
           >
             {v === 'form' ? 'Form' : 'JSON'}
           </button>
