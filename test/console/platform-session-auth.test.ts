@@ -2,6 +2,8 @@ import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
 import { adminSession } from '../helpers/registry-auth.ts';
 import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
+import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
+import { SESSION_COOKIE, csrfTokenFor, signSession } from '../../plugins/registry/auth/session.ts';
 
 /**
  * The console calls the public /api/v1 with the registry session cookie it signed in with
@@ -50,6 +52,45 @@ t.test('the registry session cookie signs in to /api/v1 when the backend has no 
   const out = await app.inject({ method: 'POST', url: '/api/auth/logout', headers: s.headers });
   t.ok(out.statusCode < 400, `logout answered ${out.statusCode}`);
   t.equal((await app.inject({ url: '/api/v1/auth/whoami', headers: { cookie: s.cookie } })).statusCode, 401);
+});
+
+t.test('a signed-in user who is not a registry admin is a plain platform user: own agents only', async (t) => {
+  const app = await makeApp(t, apiKeyUsers(ALICE_BOB_ROOT));
+  const auth = registryAuthOf(app);
+  const key = auth.authenticator.secretKey;
+  const { value, payload } = signSession(
+    key,
+    { username: 'limited', groups: [], scopes: ['mcp-registry-user'], provider: 'oidc' },
+    1,
+  );
+  const headers = {
+    cookie: `${SESSION_COOKIE}=${encodeURIComponent(value)}`,
+    'x-csrf-token': csrfTokenFor(key, payload.sid),
+  };
+  const who = (await app.inject({ url: '/api/v1/auth/whoami', headers })).json();
+  t.match(who, { id: 'limited', is_admin: false });
+  const root = keyHeader('root');
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/api/v1/agents',
+        headers: root,
+        payload: { name: 'private', model: 'm' },
+      })
+    ).statusCode,
+    201,
+  );
+  t.equal((await app.inject({ url: '/api/v1/agents', headers })).json().total, 0, "another user's agent is not listed");
+  t.equal((await app.inject({ url: '/api/v1/agents/private', headers })).statusCode, 403, 'nor readable');
+  const own = await app.inject({
+    method: 'POST',
+    url: '/api/v1/agents',
+    headers,
+    payload: { name: 'mine', model: 'm' },
+  });
+  t.equal(own.statusCode, 201);
+  t.equal(own.json().owner_id, 'limited');
 });
 
 t.test('a platform-only process has no session to trust', async (t) => {
