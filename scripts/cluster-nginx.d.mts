@@ -1,0 +1,3 @@
+export const PROXY_SNIPPET: string;
+export const NGINX_BIN: string;
+export function nginxConf(opts: { dir: string; port: number; upstreams: number[] }): string;
