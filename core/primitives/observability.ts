@@ -14,6 +14,8 @@ export const Span = Type.Object(
     input: Type.Optional(Type.Unknown()),
     output: Type.Optional(Type.Unknown()),
     metadata: Type.Optional(JsonObject),
+    /** Token counts of a generation span (`input_tokens`/`output_tokens`, GenAI names). */
+    usage: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: true },
 );

@@ -67,7 +67,7 @@ function spanAttrs(s: Span): { name: string; attrs: Attrs } {
   const meta = (s.metadata ?? {}) as Record<string, unknown>;
   const attrs: Attrs = {};
   if (meta.type === 'generation') {
-    const model = typeof meta.model === 'string' ? meta.model : typeof s.model === 'string' ? s.model : undefined;
+    const model = typeof meta.model === 'string' ? meta.model : undefined;
     attrs['gen_ai.operation.name'] = 'chat';
     if (model) attrs['gen_ai.request.model'] = model;
     if (typeof meta.provider === 'string') attrs['gen_ai.provider.name'] = meta.provider;

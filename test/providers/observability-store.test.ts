@@ -85,7 +85,10 @@ t.test('time range and cursor paging', async (t) => {
     second.traces.map((x) => x.trace_id),
     ['t3', 't2'],
   );
-  await t.rejects(p.listTraces!({ limit: 2, offset: 0, cursor: 'bogus' }), { statusCode: 400 });
+  await t.rejects(p.listTraces!({ limit: 2, offset: 0, cursor: 'bogus' }), {
+    statusCode: 400,
+    code: 'SB_ERR_OBSERVABILITY_BAD_CURSOR',
+  });
 });
 
 t.test('retention removes traces older than the age and beyond the count', async (t) => {
@@ -128,6 +131,7 @@ t.test('scores: value must fit the data type (422), get and delete, filters', as
   });
   await t.rejects(p.ingestScore!({ trace_id: 'x', name: 'n', value: 2, data_type: 'BOOLEAN', metadata: {} }), {
     statusCode: 422,
+    code: 'SB_ERR_OBSERVABILITY_SCORE_VALUE',
   });
   const s = await p.ingestScore!({
     trace_id: 'x',

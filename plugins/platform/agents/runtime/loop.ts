@@ -6,6 +6,7 @@ import type {
   LlmProvider,
   ToolCall,
 } from '../../../../core/primitives/llm.ts';
+import type { Span } from '../../../../core/primitives/observability.ts';
 import type { AgentSpec } from '../schemas.ts';
 import type { BoundTool } from './catalog.ts';
 import { RunCancelled, type Emit } from './events.ts';
@@ -26,6 +27,8 @@ export interface LoopInput {
   onText?: (text: string) => void;
   /** Policy enforcement: asked before every tool call; false turns the call into a tool error the model sees. */
   gate?: (tool: string, args: Record<string, unknown>) => Promise<boolean>;
+  /** auto_trace: told about every LLM turn and tool call as it ends (spans of the run's trace). */
+  observe?: (span: Span) => void;
 }
 
 export interface LoopResult {
@@ -43,10 +46,29 @@ function checkCancel(signal: AbortSignal): void {
   if (signal.aborted) throw new RunCancelled();
 }
 
-async function callModel(
-  input: LoopInput,
-  req: CompletionRequest,
-): Promise<Pick<CompletionResponse, 'content' | 'tool_calls'>> {
+type ModelAnswer = Pick<CompletionResponse, 'content' | 'tool_calls'> & {
+  model?: string;
+  usage?: { input_tokens: number; output_tokens: number };
+};
+
+/** The generation span of one LLM turn (GenAI usage names), for auto_trace. */
+function generationSpan(input: LoopInput, turn: number, started: string, r: ModelAnswer): Span {
+  return {
+    name: `turn ${turn}`,
+    start_time: started,
+    end_time: new Date().toISOString(),
+    output: r.content,
+    ...(r.usage ? { usage: r.usage } : {}),
+    metadata: {
+      type: 'generation',
+      model: r.model ?? input.spec.model,
+      provider: input.llm.name,
+      ...(r.tool_calls.length ? { tool_calls: r.tool_calls.map((c) => c.name) } : {}),
+    },
+  };
+}
+
+async function callModel(input: LoopInput, req: CompletionRequest): Promise<ModelAnswer> {
   const { llm, signal } = input;
   try {
     if (!input.stream || !llm.capabilities.streaming) {
@@ -55,10 +77,15 @@ async function callModel(
         input.emit({ type: 'token', content: r.content });
         input.onText?.(r.content);
       }
-      return r;
+      return {
+        ...r,
+        usage: { input_tokens: r.usage.prompt_tokens, output_tokens: r.usage.completion_tokens },
+      };
     }
     let content = '';
     const calls: ToolCall[] = [];
+    let model: string | undefined;
+    let usage: ModelAnswer['usage'];
     for await (const ev of llm.stream(req, { signal })) {
       checkCancel(signal);
       if (ev.type === 'content_delta' && ev.delta) {
@@ -67,9 +94,10 @@ async function callModel(
         input.onText?.(ev.delta);
       } else if (ev.type === 'tool_use_complete') {
         calls.push({ id: ev.id, name: ev.name, input: ev.input ?? {} });
-      }
+      } else if (ev.type === 'message_stop') model = ev.model;
+      else if (ev.type === 'metadata') usage = ev.usage;
     }
-    return { content, tool_calls: calls };
+    return { content, tool_calls: calls, ...(model ? { model } : {}), ...(usage ? { usage } : {}) };
   } catch (err) {
     if (signal.aborted) throw new RunCancelled();
     if (isSwitchboardError(err)) throw err;
@@ -83,6 +111,7 @@ async function callModel(
 }
 
 async function runTool(input: LoopInput, call: ToolCall): Promise<string> {
+  const started = new Date().toISOString();
   const tool = input.tools.find((t) => t.name === call.name);
   input.emit({ type: 'tool_call_start', name: call.name, id: call.id });
   let result: string;
@@ -100,6 +129,14 @@ async function runTool(input: LoopInput, call: ToolCall): Promise<string> {
   }
   if (result.length > MAX_TOOL_RESULT) result = `${result.slice(0, MAX_TOOL_RESULT)}… [truncated]`;
   input.emit({ type: 'tool_call_result', name: call.name, id: call.id, result });
+  input.observe?.({
+    name: call.name,
+    start_time: started,
+    end_time: new Date().toISOString(),
+    input: call.input ?? {},
+    output: result,
+    metadata: { type: 'tool', call_id: call.id },
+  });
   return result;
 }
 
@@ -125,7 +162,9 @@ export async function runLoop(input: LoopInput): Promise<LoopResult> {
       ...(toolDefs.length ? { tools: toolDefs } : {}),
       ...(spec.max_tokens ? { max_tokens: spec.max_tokens } : {}),
     };
+    const started = new Date().toISOString();
     const r = await callModel(input, req);
+    input.observe?.(generationSpan(input, turn, started, r));
     lastContent = r.content;
     if (r.tool_calls.length === 0)
       return { response: r.content, turns_used: turn, tools_called: toolsCalled, max_turns_reached: false };

@@ -4,6 +4,7 @@ import type { PrimitiveName } from '../../../../core/primitives.ts';
 import type { Principal } from '../../../../core/primitives/auth.ts';
 import type { LlmProvider } from '../../../../core/primitives/llm.ts';
 import type { MemoryProvider } from '../../../../core/primitives/memory.ts';
+import type { Span } from '../../../../core/primitives/observability.ts';
 import type { ProviderBase } from '../../../../core/provider.ts';
 import type { SwitchboardContext } from '../../../context.ts';
 import type { AgentSpec, ChatResponse } from '../schemas.ts';
@@ -177,6 +178,8 @@ export class AgentRuntime {
       ...(opts.extraTools ?? []),
     ];
     let partial = '';
+    const spans: Span[] = [];
+    const started = new Date().toISOString();
     const save = async (assistant: string) => {
       const turn: Turn[] = [{ role: 'user', content: message }];
       if (assistant) turn.push({ role: 'assistant', content: assistant });
@@ -197,6 +200,7 @@ export class AgentRuntime {
         signal,
         onText: (t) => (partial += t),
         gate: await this.toolGate(spec, caller),
+        ...(spec.hooks.auto_trace ? { observe: (span: Span) => spans.push(span) } : {}),
       });
     } catch (err) {
       if (err instanceof RunCancelled) await save(partial);
@@ -206,9 +210,7 @@ export class AgentRuntime {
     }
     const [, traceId] = await Promise.all([
       save(result.response),
-      spec.hooks.auto_trace
-        ? this.trace(spec, caller, session.session_id, message, result.response, result.tools_called)
-        : undefined,
+      spec.hooks.auto_trace ? this.trace(spec, caller, session.session_id, message, result, spans, started) : undefined,
     ]);
     const metadata: Record<string, unknown> = { model: spec.model, llm_provider: p.llm.name };
     if (result.max_turns_reached) metadata.max_turns_reached = true;
@@ -229,8 +231,9 @@ export class AgentRuntime {
     caller: Caller,
     sessionId: string,
     input: string,
-    output: string,
-    tools: string[],
+    result: Awaited<ReturnType<typeof runLoop>>,
+    spans: Span[],
+    started: string,
   ): Promise<string | undefined> {
     let obs: ProviderBase | undefined;
     try {
@@ -244,10 +247,17 @@ export class AgentRuntime {
         user_id: caller.principal.id,
         session_id: sessionId,
         input,
-        output,
+        output: result.response,
         tags: ['agent', spec.name],
-        spans: tools.map((name) => ({ name, metadata: { type: 'tool' } })),
-        metadata: { model: spec.model },
+        // One generation span per LLM turn and one span per tool call, in the order they ended (loop.ts).
+        spans,
+        metadata: {
+          model: spec.model,
+          agent_name: spec.name,
+          turns_used: result.turns_used,
+          tools_called: result.tools_called,
+          started_at: started,
+        },
       });
     } catch {
       return undefined;
