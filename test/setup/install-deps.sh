@@ -11,6 +11,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v yara >/dev/null 2>&1 || need+=(yara)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# The load balancer of test/cluster/* and `npm run cluster` (deploy/nginx).
+[ -x /usr/sbin/nginx ] || need+=(nginx)
 
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
