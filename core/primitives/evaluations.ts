@@ -88,10 +88,22 @@ export const EvaluationResult = Type.Object({
 });
 export type EvaluationResult = Static<typeof EvaluationResult>;
 
+/** A judged score in the shape the reference's clients read (`comment` is the judge's reasoning). */
+export const EvaluatedScore = Type.Object({
+  name: Type.String(),
+  value: Type.Union([Type.Number(), Type.String()]),
+  data_type: ScoreDataType,
+  comment: Type.String(),
+  score_id: Type.Optional(Type.String({ description: 'Set when the score was recorded on the target trace' })),
+});
+export type EvaluatedScore = Static<typeof EvaluatedScore>;
+
 export const EvaluateResponse = Type.Object({
   evaluator_id: Type.String(),
   target: Type.Union([Type.String(), Type.Null()]),
   results: Type.Array(EvaluationResult),
+  /** Set by providers that really judge (llm_judge): the same verdicts as `results`. */
+  scores: Type.Optional(Type.Array(EvaluatedScore)),
   /** True when nothing was really judged (noop): clients must not read the value as a verdict. */
   placeholder: Type.Boolean(),
 });
@@ -145,6 +157,17 @@ export const ScoreList = Type.Object({
 });
 export type ScoreList = Static<typeof ScoreList>;
 
+/** Which new traces an online config considers (every field optional; all given must match). */
+export const OnlineFilter = Type.Object(
+  {
+    name: Type.Optional(Type.String({ description: 'Trace name, exactly (e.g. agent:helper)' })),
+    tag: Type.Optional(Type.String({ description: 'A tag the trace carries' })),
+    user_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type OnlineFilter = Static<typeof OnlineFilter>;
+
 /** Online evaluation (managed-cloud only): sample live traces and judge them continuously. */
 export const OnlineConfigRequest = Type.Object(
   {
@@ -153,6 +176,7 @@ export const OnlineConfigRequest = Type.Object(
     sampling_rate: Type.Number({ minimum: 0, maximum: 1, default: 1 }),
     description: Type.String({ default: '' }),
     config: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+    filter: Type.Optional(OnlineFilter),
   },
   { additionalProperties: false },
 );
@@ -165,6 +189,7 @@ export const OnlineConfig = Type.Object({
   sampling_rate: Type.Number(),
   description: Type.String(),
   config: JsonObject,
+  filter: Type.Optional(OnlineFilter),
   status: Type.String(),
   created_at: Type.String(),
 });
