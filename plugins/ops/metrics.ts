@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { Logger } from 'pino';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { HotCounter, HotHistogram } from './hot-metrics.ts';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -57,6 +57,24 @@ export default fp(
       collect() {
         this.reset();
         for (const p of app.sb.providers.all()) this.inc({ primitive: p.kind });
+      },
+    });
+
+    // OTLP export (observability `store`): spans sent, failed, and dropped by its bounded queue, so a dead
+    // collector shows here rather than in request latency.
+    new Counter({
+      name: 'switchboard_otlp_spans_total',
+      help: 'Spans handed to OTLP export by observability provider and outcome (exported, failed, dropped)',
+      labelNames: ['provider', 'outcome'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const p of app.sb.providers.all()) {
+          const stats = (p as { exportStats?: () => Record<string, number> | undefined }).exportStats?.();
+          if (stats)
+            for (const outcome of ['exported', 'failed', 'dropped'])
+              this.inc({ provider: p.name, outcome }, stats[outcome] ?? 0);
+        }
       },
     });
 
