@@ -12,7 +12,9 @@ import {
   UpdateEvaluatorRequest,
   type EvaluationsProvider,
 } from '../../../core/primitives/evaluations.ts';
+import type { ObservabilityProvider } from '../../../core/primitives/observability.ts';
 import { requireCapability } from '../capability.ts';
+import { assertOwnTrace } from '../observability/visibility.ts';
 import { ownership } from '../ownership.ts';
 import onlineConfigs from './online-configs.ts';
 import { checkEvaluatorType, evaluationsFor } from './provider.ts';
@@ -27,6 +29,17 @@ async function changeable(request: FastifyRequest, provider: EvaluationsProvider
   if (!(await provider.getEvaluator(id))) throw missing(id);
   const { ledger, who } = ownership(request);
   await ledger.assertChange('evaluator', provider.name, id, who);
+}
+
+/**
+ * Judging a trace reads it, so a non-admin may target only their own traces (as reading it through
+ * /observability would require). A target observability does not know is left to the provider (404).
+ */
+async function assertTargetVisible(request: FastifyRequest, target: string | undefined): Promise<void> {
+  if (target === undefined || request.principal!.is_admin) return;
+  const obs = request.server.sb.providers.get<ObservabilityProvider>('observability');
+  const trace = obs?.getTrace ? await obs.getTrace(target) : undefined;
+  if (trace) assertOwnTrace(request, trace);
 }
 
 /** /api/v1/evaluations: evaluators, evaluate, scores and online configs (spec 4.5). */
@@ -117,7 +130,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary:
-          'Evaluate: a judged score (managed cloud), a recorded score (score-recording backend) or a placeholder (noop)',
+          'Evaluate: a judged score (llm_judge, managed cloud), a recorded score (score-recording backend) or a placeholder (noop)',
         body: EvaluateRequest,
         response: { 200: EvaluateResponse },
       },
@@ -125,6 +138,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const provider = evaluationsFor(request);
       requireCapability(provider, 'evaluate', 'evaluate');
+      await assertTargetVisible(request, request.body.target);
       return provider.evaluate(request.body);
     },
   );
