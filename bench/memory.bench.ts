@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -128,6 +128,19 @@ async function snapshotWritten(dataDir: string, ns: string): Promise<SnapshotMan
     throw new Error(`no current index snapshot of '${ns}' after 120 s`);
   } finally {
     await store.close();
+  }
+}
+
+/** User + system CPU time of a process so far, from /proc (10 ms resolution): what a request cost while the machine is shared. */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
   }
 }
 
@@ -302,15 +315,19 @@ const bench: BenchModule = async () => {
     // A search of the small namespace first, so the cold search below pays for loading the index, not for
     // the fresh process compiling the route and the search code.
     for (let i = 0; i < 20; i++) await searchOnce(sb.base, 'keyv', 'hot', 'agent');
+    const cpu0 = cpuMs(sb.child.pid);
     const coldMs = await searchOnce(sb.base, 'keyv', 'big', 'agent');
-    const warmMs = await searchOnce(sb.base, 'keyv', 'big', 'agent');
+    const coldCpu = cpuMs(sb.child.pid) - cpu0;
+    const warm: number[] = [];
+    for (let i = 0; i < 20; i++) warm.push(await searchOnce(sb.base, 'keyv', 'big', 'agent'));
+    const warmMs = percentiles(warm).p50;
     rows.push({
       group: scale,
       name: `first search after a restart, persisted index of ${n} records loaded (keyv)`,
       p50_ms: coldMs,
       ratio: coldMs / builds.keyv,
       goal: 'load < 300 ms',
-      note: `${coldMs - warmMs < 300 ? 'met' : 'NOT met'}: ${(coldMs - warmMs).toFixed(0)} ms more than the same search warm (${warmMs.toFixed(1)} ms); ratio against the build from records above (${builds.keyv.toFixed(0)} ms); snapshot ${(manifest.bytes / 2 ** 20).toFixed(1)} MiB in ${manifest.chunks} chunks. in_memory persists nothing (a restart starts empty)`,
+      note: `${coldMs - warmMs < 300 ? 'met' : 'NOT met'}: ${(coldMs - warmMs).toFixed(0)} ms more than the same search warm (p50 of 20: ${warmMs.toFixed(1)} ms); the server spent ${coldCpu.toFixed(0)} ms of CPU on the cold search; ratio against the build from records above (${builds.keyv.toFixed(0)} ms); snapshot ${(manifest.bytes / 2 ** 20).toFixed(1)} MiB in ${manifest.chunks} chunks. in_memory persists nothing (a restart starts empty)`,
     });
 
     const f = footprint();

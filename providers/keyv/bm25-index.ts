@@ -184,8 +184,12 @@ export class Bm25Index {
     return this.keyOf[d] === key ? d : undefined;
   }
 
+  /** Reused by every add and remove (each consumes it before the next call): a build makes less garbage to collect. */
+  private readonly scratch = new Map<string, number>();
+
   private weighted(key: string, content: string): Map<string, number> {
-    const tf = new Map<string, number>();
+    const tf = this.scratch;
+    tf.clear();
     for (const t of tokenise(content, this.normalise)) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const t of tokenise(key, this.normalise)) {
       // A key that is one token becomes the term as the key string itself: one string, not two.

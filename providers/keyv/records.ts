@@ -11,6 +11,11 @@ import { type SnapshotManifest, SnapshotStore } from './snapshot-store.ts';
 
 /** Work between two yields while indexing records, so a build never holds other requests up for long. */
 const BUILD_SLICE_MS = 4;
+/**
+ * Namespaces smaller than this get no snapshot: they rebuild from their records in a few milliseconds,
+ * and a snapshot would only add writes (and background work after every burst of them).
+ */
+export const SNAPSHOT_MIN_RECORDS = 1000;
 /** Quiet time after the last write before a namespace's snapshot is rewritten (a burst of writes costs one). */
 const SNAPSHOT_DEBOUNCE_MS = 2000;
 
@@ -232,7 +237,7 @@ export class RecordStore {
 
   /** Writes the namespace's snapshot after `delayMs` (restarted by each call), unless it is current already. */
   private scheduleSnapshot(ns: string, delayMs: number): void {
-    if (!this.snapshots) return;
+    if (!this.snapshots || (this.indexes.get(ns)?.size ?? 0) < SNAPSHOT_MIN_RECORDS) return;
     clearTimeout(this.saveTimers.get(ns));
     const timer = setTimeout(() => {
       this.saveTimers.delete(ns);

@@ -105,11 +105,21 @@ t.test('a restart loads the persisted index instead of reading every record', as
   await p3.close();
 });
 
+t.test('a namespace too small to be worth a snapshot gets none', async (t) => {
+  const inner = await openStore({ backend: 'sqlite', dataDir: tempDir() });
+  t.teardown(() => inner.close());
+  const m = await make(inner);
+  for (let i = 0; i < 50; i++) await m.store('small', { key: `r${i}`, content: text(i) });
+  await m.search('small', { query: 'orchard', top_k: 3 });
+  await m.close();
+  t.equal(await inner.collection<SnapshotManifest>('memory:snap:index-snapshot').get('small'), undefined);
+});
+
 t.test('a snapshot whose chunks are gone is rebuilt from the records, not an error', async (t) => {
   const inner = await openStore({ backend: 'sqlite', dataDir: tempDir() });
   t.teardown(() => inner.close());
   const writer = await make(inner);
-  for (let i = 0; i < 200; i++) await writer.store('kb', { key: `r${i}`, content: text(i) });
+  for (let i = 0; i < 1000; i++) await writer.store('kb', { key: `r${i}`, content: text(i) });
   await writer.search('kb', { query: 'orchard', top_k: 3 });
   await writer.close();
   const m = await inner.collection<SnapshotManifest>('memory:snap:index-snapshot').get('kb');
@@ -136,7 +146,7 @@ t.test('replicas on Redis: B loads A’s snapshot, and a write on A is seen by a
     await storeB.close();
   });
   const a = await make(storeA, name);
-  for (let i = 0; i < 500; i++) await a.store('kb', { key: `r${i}`, content: text(i) });
+  for (let i = 0; i < 1000; i++) await a.store('kb', { key: `r${i}`, content: text(i) });
   const fromA = await a.search('kb', { query: 'harbour stone', top_k: 5 });
   await a.close(); // flush A's snapshot; A's provider keeps working (the store stays open)
 
