@@ -188,12 +188,14 @@ t.test('an OpenAI-compatible embeddings endpoint joins the word vectors', async 
   const topics = ['weather', 'payment', 'code', 'email'];
   const seen: { model: string; n: number; auth?: string }[] = [];
   let down = false;
+  let calls = 0;
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => {
       raw += c;
     });
     req.on('end', () => {
+      calls++;
       if (down || req.url !== '/v1/embeddings') return res.writeHead(503).end('{"error":"down"}');
       const body = JSON.parse(raw) as { model: string; input: string[] };
       seen.push({ model: body.model, n: body.input.length, auth: req.headers.authorization });
@@ -225,6 +227,10 @@ t.test('an OpenAI-compatible embeddings endpoint joins the word vectors', async 
   const degraded = await search(app, admin, { query: 'payment refund' });
   t.equal(degraded.statusCode, 200, 'an endpoint that fails leaves search working');
   t.equal(degraded.json().tools[0].server_path, '/stripe');
+  const asked = calls;
+  const again = await search(app, admin, { query: 'weather alerts' });
+  t.equal(again.statusCode, 200);
+  t.equal(calls, asked, 'a failed endpoint is left alone for a while instead of being waited on by every search');
 });
 
 t.test('Redis: two replicas agree after a write on one', async (t) => {

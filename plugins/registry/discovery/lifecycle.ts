@@ -21,7 +21,7 @@ export type SearchMode = 'hybrid' | 'lexical-only';
  * replica's write (the catalog compares its generation key on each request).
  */
 export class Discovery {
-  readonly engine: DiscoveryEngine;
+  private built?: DiscoveryEngine;
   readonly remote?: RemoteEmbeddings;
   private readonly floor?: number;
   /** Docs indexed before their endpoint vector arrived: re-embedded before the next search. */
@@ -29,25 +29,14 @@ export class Discovery {
 
   constructor(
     private readonly catalog: Catalog,
-    config: DiscoveryConfig,
+    private readonly config: DiscoveryConfig,
     private readonly log?: FastifyBaseLogger,
     fetchImpl?: typeof fetch,
   ) {
-    const wv = config.semantic ? wordVectors() : null;
-    if (config.semantic && !wv)
-      log?.warn('discovery: word-vector file missing; semantic ranking is off (lexical only)');
-    const local = wv ? new SifEmbedder(wv) : undefined;
-    let embedder: Embedder | undefined = local;
-    if (config.embeddings) {
-      this.remote = new RemoteEmbeddings(config.embeddings, fetchImpl);
-      embedder = new CombinedEmbedder(local, this.remote);
-    }
-    this.engine = new DiscoveryEngine(embedder);
-    if (wv) attachWordKnowledge(this.engine, wv);
+    if (config.embeddings) this.remote = new RemoteEmbeddings(config.embeddings, fetchImpl);
     this.floor = config.confidence_floor;
-    this.rebuildServers();
-    this.rebuildAgents();
-    this.rebuildSkills();
+    // Until the first search or a catalog holding something at start, there is nothing to keep current:
+    // an empty registry (and every test app that never searches) pays nothing for the word vectors.
     catalog.servers.onChange((c: Change<ServerRecord>) =>
       this.put('server', c.key, c.value ? serverDocs(c.value) : []),
     );
@@ -57,13 +46,41 @@ export class Discovery {
     catalog.skills.index.onChange((c: Change<SkillRecord>) =>
       this.put('skill', c.key, c.value ? [skillDoc(c.value)] : []),
     );
-    catalog.servers.index.onReload(() => this.rebuildServers());
-    catalog.agents.index.onReload(() => this.rebuildAgents());
-    catalog.skills.index.onReload(() => this.rebuildSkills());
+    catalog.servers.index.onReload(() => {
+      if (this.built) this.rebuildServers();
+    });
+    catalog.agents.index.onReload(() => {
+      if (this.built) this.rebuildAgents();
+    });
+    catalog.skills.index.onReload(() => {
+      if (this.built) this.rebuildSkills();
+    });
+    if (catalog.servers.index.size + catalog.agents.index.size + catalog.skills.index.size > 0) this.ensure();
+  }
+
+  get engine(): DiscoveryEngine {
+    return this.ensure();
+  }
+
+  /** The index, built from the whole catalog on first use. */
+  private ensure(): DiscoveryEngine {
+    if (this.built) return this.built;
+    const wv = this.config.semantic ? wordVectors() : null;
+    if (this.config.semantic && !wv)
+      this.log?.warn('discovery: word-vector file missing; semantic ranking is off (lexical only)');
+    const local = wv ? new SifEmbedder(wv) : undefined;
+    const embedder: Embedder | undefined = this.remote ? new CombinedEmbedder(local, this.remote) : local;
+    this.built = new DiscoveryEngine(embedder);
+    if (wv) attachWordKnowledge(this.built, wv);
+    this.rebuildServers();
+    this.rebuildAgents();
+    this.rebuildSkills();
+    return this.built;
   }
 
   private put(prefix: string, key: string, docs: Doc[]): void {
-    this.engine.replaceGroup(`${prefix}:${key}`, docs);
+    if (!this.built) return;
+    this.built.replaceGroup(`${prefix}:${key}`, docs);
     if (this.remote) for (const d of docs) if (!this.remote.vector(gistOf(d))) this.pendingVectors.set(d.id, d);
   }
 
@@ -86,11 +103,16 @@ export class Discovery {
 
   /** Asks the embeddings endpoint (when configured) for the query's vector and any doc vectors still missing. */
   private async prepare(query: string): Promise<SearchMode> {
-    if (!this.remote) return this.engine.semantic ? 'hybrid' : 'lexical-only';
+    const engine = this.ensure();
+    if (!this.remote) return engine.semantic ? 'hybrid' : 'lexical-only';
     const docs = [...this.pendingVectors.values()];
-    const ok = await this.remote.fetch([query, ...docs.map(gistOf)]);
-    if (!ok) {
-      this.log?.warn({ err: this.remote.lastError }, 'discovery: embeddings endpoint failed; ranking without it');
+    const outcome = await this.remote.fetch([query, ...docs.map(gistOf)]);
+    if (outcome !== 'ok') {
+      if (outcome === 'failed')
+        this.log?.warn(
+          { err: this.remote.lastError },
+          'discovery: embeddings endpoint failed; ranking without it for the next 30 s',
+        );
       return this.remote.config.mode === 'join' && this.engine.embedder ? 'hybrid' : 'lexical-only';
     }
     for (const d of docs) {

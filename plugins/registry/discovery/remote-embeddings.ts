@@ -11,6 +11,9 @@ export class RemoteEmbeddings {
   private readonly cache = new Map<string, Float32Array>();
   /** The endpoint's last failure, for search_mode and logs (never its key). */
   lastError?: string;
+  /** After a failure the endpoint is left alone for a while: a search should not wait out a timeout each time. */
+  private restUntil = 0;
+  static readonly REST_MS = 30_000;
 
   constructor(
     readonly config: EmbeddingsConfig,
@@ -25,9 +28,11 @@ export class RemoteEmbeddings {
     return [...new Set(texts)].filter((t) => !this.cache.has(t));
   }
 
-  /** Fetches the vectors not yet known; true when all arrived. */
-  async fetch(texts: string[]): Promise<boolean> {
+  /** Fetches the vectors not yet known: 'ok' when all arrived, 'failed' now, 'resting' after a recent failure. */
+  async fetch(texts: string[]): Promise<'ok' | 'failed' | 'resting'> {
     const todo = this.missing(texts);
+    if (todo.length === 0) return 'ok';
+    if (Date.now() < this.restUntil) return 'resting';
     const size = this.config.batch_size;
     try {
       for (let i = 0; i < todo.length; i += size) {
@@ -39,10 +44,11 @@ export class RemoteEmbeddings {
         });
       }
       this.lastError = undefined;
-      return true;
+      return 'ok';
     } catch (err) {
       this.lastError = (err as Error).message;
-      return false;
+      this.restUntil = Date.now() + RemoteEmbeddings.REST_MS;
+      return 'failed';
     }
   }
 
