@@ -165,6 +165,7 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
       const ctx = api.trace.setSpan(api.context.active(), parent);
       for (const s of trace.spans) {
         const { name, attrs: a } = spanAttrs(s);
+        a['switchboard.trace_id'] = trace.trace_id;
         const sStart = ms(s.start_time) ?? start;
         tracer.startSpan(name, { startTime: sStart, attributes: a }, ctx).end(ms(s.end_time) ?? sStart);
       }

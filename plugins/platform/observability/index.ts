@@ -232,8 +232,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           `Session '${request.params.session_id}' belongs to another user`,
         );
       const times = traces.map((tr) => tr.timestamp).sort();
+      // Token totals cover every trace of the session: shown only when all of them are the caller's.
+      const { total_tokens, ...summary } = detail.session;
       const session = {
-        ...detail.session,
+        ...summary,
+        ...(traces.length === detail.traces.length && total_tokens !== undefined ? { total_tokens } : {}),
         user_id: request.principal!.id,
         trace_count: traces.length,
         first_seen: times[0]!,
