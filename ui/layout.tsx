@@ -114,11 +114,13 @@ function useSlashFocus() {
       if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
       const t = e.target as HTMLElement | null;
       if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
-      const boxes = [...document.querySelectorAll<HTMLInputElement>('main input[type=search], #global-search')];
-      if (!boxes.length) return;
+      const box =
+        document.querySelector<HTMLInputElement>('main input[type=search]') ??
+        document.querySelector<HTMLInputElement>('#global-search');
+      if (!box) return;
       e.preventDefault();
-      boxes[0].focus();
-      boxes[0].select();
+      box.focus();
+      box.select();
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);

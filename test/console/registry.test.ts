@@ -100,6 +100,25 @@ t.test('admin registers server-everything and its badge turns healthy without a 
   t.ok(Number(await row.locator('td.num').textContent()) > 0, 'tool count from the health feed');
 });
 
+t.test('search: "/" focuses the box, results are ranked by what servers and their tools do', async (t) => {
+  await page.locator('main h1').click();
+  await page.keyboard.press('/');
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'server-search', '"/" focuses the search box');
+  await page.keyboard.type('echo back a message');
+  await page.waitForURL(/[?&]q=echo/);
+  await page.locator('[data-search-mode]').waitFor();
+  const mode = await page.locator('[data-search-mode]').getAttribute('data-search-mode');
+  t.ok(mode === 'hybrid' || mode === 'lexical-only', `semantic search answered (${mode})`);
+  const row = page.locator('tr[data-path="/everything"]');
+  await row.waitFor();
+  // Name and description say nothing of echoing: the server is found through its tool.
+  t.pass('found by what its tool does');
+  t.equal(await page.locator('tr[data-path]').count(), 1, 'only the matching server');
+  await page.locator('#server-search').fill('');
+  await page.waitForURL((u) => !u.searchParams.has('q'));
+  await row.waitFor();
+});
+
 t.test('server detail: tools with schemas, health, and the MCP client config to copy', async (t) => {
   await page.locator('tr[data-path="/everything"] a').first().click();
   await page.waitForURL('**/ui/servers/everything');

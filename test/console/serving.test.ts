@@ -1,6 +1,8 @@
 import t from 'tap';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { makeApp } from '../helpers/app.ts';
+import { makeApp, tempDir } from '../helpers/app.ts';
 import { adminBasic } from '../helpers/registry-auth.ts';
 
 /**
@@ -93,4 +95,21 @@ t.test('on the platform surface alone the console is served too', async (t) => {
   t.equal((await app.inject({ url: '/ui/' })).statusCode, 200);
   const home = await app.inject({ url: '/', headers: asHtml });
   t.equal(home.headers.location, '/ui/');
+});
+
+t.test('a current dist/ui is served as built; a stale one is bundled again in memory', async (t) => {
+  const { writeUi } = await import('../../scripts/build-ui.mjs');
+  const { ConsoleAssets, ROOT } = await import('../../plugins/console/assets.ts');
+  const dir = join(tempDir('sb-console-dist-'), 'ui');
+  await writeUi(ROOT, dir);
+  const built = await new ConsoleAssets(ROOT, dir).get();
+  t.equal(built.source, 'dist', 'a bundle whose sources are unchanged is read from disk');
+  // A source edited after the build (its recorded mtime no longer matches) makes the bundle stale.
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  const first = Object.keys(manifest.inputs)[0];
+  manifest.inputs[first] -= 1000;
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  const fresh = await new ConsoleAssets(ROOT, dir).get();
+  t.equal(fresh.source, 'memory', 'a stale dist/ui is not served');
+  t.equal(fresh.js, built.js, 'the same sources give the same content hash');
 });

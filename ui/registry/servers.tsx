@@ -1,14 +1,43 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { ApiError, api } from '../api.ts';
 import { ErrorBox, Loading, PageHeader, Shield, Tags } from '../components/common.tsx';
 import { href, location, setQuery } from '../router.ts';
-import { can } from '../session.ts';
+import { can, me } from '../session.ts';
 import { HealthBadge, feedState, health, healthClass, startHealthFeed } from './health-feed.tsx';
 import { type ServerSummary, bare } from './types.ts';
 
 const FIRST_ROWS = 60;
 
-/** Servers table: live health over the WebSocket, search (the list's `query`), filters, tags, enable toggle. */
+interface Ranked {
+  paths: string[];
+  /** How the order was made: 'hybrid', 'lexical-only' (semantic search) or 'text filter' (the list's query). */
+  mode: string;
+  /** Server path -> the tools that matched. */
+  tools: Record<string, string[]>;
+}
+
+async function searchServers(query: string, signal: AbortSignal): Promise<Ranked> {
+  try {
+    const r = await api<{
+      search_mode: string;
+      servers: Array<{ path: string; matching_tools: Array<{ tool_name: string }> }>;
+    }>('/api/search/semantic', {
+      json: { query, entity_types: ['mcp_server'], max_results: 100, include_disabled: me.value?.is_admin ?? false },
+      signal,
+    });
+    return {
+      paths: r.servers.map((s) => s.path),
+      mode: r.search_mode,
+      tools: Object.fromEntries(r.servers.map((s) => [s.path, s.matching_tools.map((t) => t.tool_name)])),
+    };
+  } catch (err) {
+    if (!(err instanceof ApiError) || ![404, 501, 503].includes(err.status)) throw err;
+    const r = await api<{ servers: ServerSummary[] }>('/api/servers', { query: { query }, signal });
+    return { paths: r.servers.map((s) => s.path), mode: 'text filter', tools: {} };
+  }
+}
+
+/** Servers table: live health over the WebSocket, search (semantic, else the list's filter), filters, tags, enable toggle. */
 export function ServersPage() {
   const q = location.value.query;
   const query = q.get('q') ?? '';
@@ -31,13 +60,24 @@ export function ServersPage() {
 
   useEffect(() => {
     const ctl = new AbortController();
-    api<{ servers: ServerSummary[] }>('/api/servers', { query: { query }, signal: ctl.signal }).then(
+    api<{ servers: ServerSummary[] }>('/api/servers', { signal: ctl.signal }).then(
       (r) => {
         setServers(r.servers);
         setError(undefined);
       },
       (e) => ctl.signal.aborted || setError(e),
     );
+    return () => ctl.abort();
+  }, []);
+
+  // A search ranks the servers by what they do (POST /api/search/semantic, tools included); where that
+  // endpoint is not served, the list's own text filter (GET /api/servers?query=) answers instead.
+  const [ranked, setRanked] = useState<Ranked | undefined>(undefined);
+  useEffect(() => {
+    setRanked(undefined);
+    if (!query.trim()) return;
+    const ctl = new AbortController();
+    searchServers(query, ctl.signal).then(setRanked, (e) => ctl.signal.aborted || setError(e));
     return () => ctl.abort();
   }, [query]);
 
@@ -50,7 +90,9 @@ export function ServersPage() {
 
   const live = health.value;
   const rows = useMemo(() => {
-    const list = (servers ?? []).map((s) => ({ ...s, health_status: live[s.path]?.status ?? s.health_status }));
+    const byPath = new Map((servers ?? []).map((s) => [s.path, s]));
+    const found = ranked ? ranked.paths.flatMap((p) => byPath.get(p) ?? []) : query ? [] : (servers ?? []);
+    const list = found.map((s) => ({ ...s, health_status: live[s.path]?.status ?? s.health_status }));
     return list.filter(
       (s) =>
         // A disabled server is of use only to who may switch it back on: others do not see it in the console.
@@ -61,7 +103,7 @@ export function ServersPage() {
           (state === 'disabled' && !s.is_enabled) ||
           healthClass(s.health_status) === state),
     );
-  }, [servers, live, tag, state]);
+  }, [servers, ranked, query, live, tag, state]);
   const allTags = useMemo(() => [...new Set((servers ?? []).flatMap((s) => s.tags))].sort(), [servers]);
 
   async function toggle(s: ServerSummary) {
@@ -84,7 +126,8 @@ export function ServersPage() {
         title="MCP servers"
         sub={
           <>
-            {servers ? `${rows.length} of ${servers.length} shown` : ' '} · health feed{' '}
+            {servers ? `${rows.length} of ${servers.length} shown` : ' '}
+            {ranked && <span data-search-mode={ranked.mode}> · ranked by search ({ranked.mode})</span>} · health feed{' '}
             <span data-feed={feedState.value}>{feedState.value}</span>
           </>
         }
@@ -132,7 +175,8 @@ export function ServersPage() {
       </div>
       <ErrorBox error={error} />
       {!servers && !error && <Loading what="servers" />}
-      {servers && (
+      {servers && query && !ranked && !error && <Loading what="search results" />}
+      {servers && (!query || ranked) && (
         <div class="table-wrap">
           <table aria-label="MCP servers">
             <thead>
@@ -152,6 +196,11 @@ export function ServersPage() {
                     <a href={href(`/servers/${bare(s.path)}`)}>{s.server_name || s.name}</a>{' '}
                     {s.tags.includes('security-pending') && <Shield label="Security scan pending" />}
                     <span class="desc">{s.description}</span>
+                    {ranked?.tools[s.path]?.length ? (
+                      <span class="desc" data-matching-tools>
+                        matching tools: {ranked.tools[s.path].join(', ')}
+                      </span>
+                    ) : null}
                   </td>
                   <td class="mono">{s.path}</td>
                   <td>
