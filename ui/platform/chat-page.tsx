@@ -81,7 +81,7 @@ export function ChatPage() {
   const abort = useRef<AbortController | undefined>(undefined);
   const [agents] = useApi(() => api<{ agents: Array<{ name: string }> }>('/api/v1/agents'), []);
   const input = useRef<HTMLTextAreaElement>(null);
-  const bottom = useRef<HTMLLIElement>(null);
+  const listRef = useRef<HTMLOListElement>(null);
 
   const sessionPath = (sid: string) => `/api/v1/agents/${enc(agent!)}/sessions/${enc(sid)}`;
 
@@ -194,8 +194,11 @@ export function ChatPage() {
     };
   }, [agent]);
 
+  // Follow the stream only while the reader is at the bottom: someone who scrolled up to read stays where they are.
+  const pinned = useRef(true);
   useEffect(() => {
-    bottom.current?.scrollIntoView?.({ block: 'end' });
+    const list = listRef.current;
+    if (list && pinned.current) list.scrollTop = list.scrollHeight;
   }, [transcript]);
 
   const send = async (e?: Event) => {
@@ -322,12 +325,23 @@ export function ChatPage() {
       ) : null}
       {agent ? (
         <>
-          <ol class="pf-transcript" aria-label="Conversation" aria-live="polite" aria-busy={streaming}>
+          <ol
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a keyboard user must be able to scroll a long conversation (axe scrollable-region-focusable)
+            tabIndex={0}
+            class="pf-transcript"
+            ref={listRef}
+            aria-label="Conversation"
+            aria-live="polite"
+            aria-busy={streaming}
+            onScroll={(e) => {
+              const el = e.currentTarget;
+              pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+            }}
+          >
             {transcript.messages.length === 0 && !busy ? <li class="pf-empty">Say something to {agent}.</li> : null}
             {transcript.messages.map((m, i) => (
               <MessageView m={m} key={i} live={streaming && i === last && m.role === 'assistant'} />
             ))}
-            <li ref={bottom} class="sr-only" aria-hidden="true" />
           </ol>
           <form class="pf-composer" onSubmit={send}>
             <label for="pf-chat-input" class="sr-only">
