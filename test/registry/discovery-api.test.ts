@@ -5,7 +5,7 @@ import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 import { SECURITY_PENDING } from '../../plugins/registry/catalog/scan.ts';
 import { redisReplicas } from '../fixtures/redis-server.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
-import { asUser, withScope } from '../helpers/registry-auth.ts';
+import { asUser, mintToken, withScope } from '../helpers/registry-auth.ts';
 import { entities, rankedIds, registerAll, skillHost } from './discovery-fixture.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -269,4 +269,49 @@ t.test('Redis: two replicas agree after a write on one', async (t) => {
   t.same(onB, onA, 'replica B answers as A does after A wrote');
   await b.inject({ method: 'DELETE', url: '/api/servers/tides', headers: adminB });
   t.same(rankedIds((await search(a, adminA, q)).json()), [], 'and A follows a delete made on B');
+});
+
+t.test("GET /api/v1/tools/search (registry tools provider) ranks with the registry's engine", async (t) => {
+  const { app } = await setup(t);
+  await withScope(app, {
+    _id: 'weather-and-chat',
+    server_access: [
+      { server: 'weather', methods: ['all'] },
+      { server: 'slack', methods: ['all'] },
+      { server: 'gmail', methods: ['all'] },
+    ],
+  });
+  // Tools are offered from healthy servers only (the ones a call can reach); the test's backends are not real.
+  const catalog = catalogOf(app);
+  for (const path of ['/weather', '/slack', '/stripe'])
+    await catalog.servers.updateHealth(path, { health_status: 'healthy', last_checked_iso: new Date().toISOString() });
+  const headers = {
+    'x-authorization': `Bearer ${await mintToken(app, { username: 'dora', scopes: ['weather-and-chat'] })}`,
+  };
+  const r = await app.inject({
+    method: 'GET',
+    url: '/api/v1/tools/search?query=will%20it%20rain%20tomorrow&max_results=5',
+    headers,
+  });
+  t.equal(r.statusCode, 200, r.body);
+  const names = r.json().matches.map((m: { tool: { name: string } }) => m.tool.name);
+  t.equal(
+    names[0],
+    'weather__get_forecast',
+    'a paraphrase with no word of the tool finds it (the lexical path could not)',
+  );
+  t.ok(
+    r.json().matches.every((m: { score: number }) => m.score > 0 && m.score <= 1),
+    'scores are the engine relevance',
+  );
+  const pay = await app.inject({ method: 'GET', url: '/api/v1/tools/search?query=refund%20a%20payment', headers });
+  t.notOk(
+    pay.json().matches.some((m: { tool: { name: string } }) => m.tool.name.startsWith('stripe__')),
+    "a healthy server outside the caller's scopes stays out",
+  );
+  const mail = await app.inject({ method: 'GET', url: '/api/v1/tools/search?query=send%20an%20email', headers });
+  t.notOk(
+    mail.json().matches.some((m: { tool: { name: string } }) => m.tool.name.startsWith('gmail__')),
+    'a server that is not healthy offers no tools to call',
+  );
 });
