@@ -228,6 +228,35 @@ t.test('a skill page renders SKILL.md as sanitised Markdown', async (t) => {
   t.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran');
 });
 
+t.test('edit form: validation message from the API, write-only credential', async (t) => {
+  await page.goto(`${base}/ui/servers/everything`);
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.waitForURL('**/ui/edit/everything');
+  await page.getByLabel('Description').fill('Edited in the console');
+  await page.getByLabel('Backend URL').fill('not a url');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  t.match(await alert.textContent(), /proxy_pass_url/i, `the API's message: ${await alert.textContent()}`);
+  await page.getByLabel('Backend URL').fill(everything.url.replace(/\/mcp$/, ''));
+  await page.getByLabel('Scheme').selectOption('bearer');
+  const secret = 'console-secret-token-value';
+  await page.getByLabel('New credential').fill(secret);
+  t.equal(await page.getByLabel('New credential').getAttribute('type'), 'password', 'typed unseen');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.waitForURL('**/ui/servers/everything');
+  await page.getByText('Edited in the console').waitFor();
+  t.match(await page.locator('dl.facts').first().textContent(), /bearer \(stored encrypted\)/);
+  t.notOk((await page.content()).includes(secret), 'the credential is not on the page');
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.waitForURL('**/ui/edit/everything');
+  t.equal(await page.getByLabel('New credential').inputValue(), '', 'the edit form never shows the stored credential');
+  await page.getByText('Write-only: a credential is stored').waitFor();
+  const api = await app.inject({ url: '/api/servers/everything', headers: { authorization: `Basic ${adminB64()}` } });
+  t.equal(api.json().auth_credential_encrypted, true);
+  t.notOk(api.body.includes(secret), 'nor in the API answer');
+});
+
 t.test('every registry page passes axe-core in light and dark', async (t) => {
   const pages = [
     ['/ui/servers', 'servers'],
