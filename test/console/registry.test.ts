@@ -257,6 +257,29 @@ t.test('edit form: validation message from the API, write-only credential', asyn
   t.notOk(api.body.includes(secret), 'nor in the API answer');
 });
 
+t.test('agents list and an agent card', async (t) => {
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/api/agents/register',
+    headers: { authorization: `Basic ${adminB64()}`, 'content-type': 'application/json' },
+    payload: {
+      name: 'code-reviewer',
+      description: 'Reviews pull requests',
+      url: 'https://agents.example/code-reviewer',
+      version: '1.2.0',
+      path: '/code-reviewer',
+      security_schemes: { bearer: { type: 'bearer' } },
+      skills: [{ name: 'review code', description: 'Reads a diff and comments', tags: ['python'] }],
+    },
+  });
+  t.equal(reg.statusCode, 201, reg.body);
+  await page.goto(`${base}/ui/agents`);
+  await page.getByRole('link', { name: 'code-reviewer' }).click();
+  await page.waitForURL('**/ui/agents/code-reviewer');
+  await page.getByRole('cell', { name: 'review code' }).waitFor();
+  t.match(await page.locator('pre').textContent(), /"url": "https:\/\/agents.example\/code-reviewer"/, 'the card');
+});
+
 t.test('every registry page passes axe-core in light and dark', async (t) => {
   const pages = [
     ['/ui/servers', 'servers'],
@@ -264,6 +287,7 @@ t.test('every registry page passes axe-core in light and dark', async (t) => {
     ['/ui/servers/new', 'register'],
     ['/ui/edit/everything', 'edit'],
     ['/ui/agents', 'agents'],
+    ['/ui/agents/code-reviewer', 'agent-detail'],
     ['/ui/skills', 'skills'],
     ['/ui/skills/hostile-skill', 'skill-detail'],
     ['/ui/tokens', 'tokens'],
