@@ -315,3 +315,17 @@ t.test("GET /api/v1/tools/search (registry tools provider) ranks with the regist
     'a server that is not healthy offers no tools to call',
   );
 });
+
+t.test(
+  'config: semantic off ranks lexically and says so; a bad embeddings section stops the start naming the key',
+  async (t) => {
+    const { app, admin } = await setup(t, { discovery: { semantic: false } });
+    const r = (await search(app, admin, { query: 'github' })).json();
+    t.equal(r.search_mode, 'lexical-only');
+    t.equal(r.servers[0].path, '/github');
+    await t.rejects(
+      makeApp(t, { registry: { discovery: { embeddings: { url: 'http://127.0.0.1:9/v1', model: 'm' } } } }),
+      { code: 'SB_ERR_CONFIG_INVALID', message: /registry\.discovery\.embeddings\.dimensions/ },
+    );
+  },
+);
