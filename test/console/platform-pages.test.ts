@@ -334,5 +334,13 @@ if (!chromiumPath()) {
     await page.goto(`${base}/ui/platform/agents`);
     await page.getByRole('link', { name: 'keyed' }).first().waitFor();
     t.pass('the list reads with the cookie');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete keyed' }).click();
+    await page.getByText('No agents yet.').waitFor();
+    t.equal(
+      (await app.inject({ url: '/api/v1/agents/keyed', headers: keyHeader('root') })).statusCode,
+      404,
+      'deleted through the API (DELETE with the CSRF header)',
+    );
   });
 }
