@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, Tags, useApi } from '../components/common.tsx';
+import { ErrorBox, Loading, PageHeader, Shield, Tags, useApi } from '../components/common.tsx';
 import { href } from '../router.ts';
 import { type AgentItem, bare } from './types.ts';
 
@@ -45,7 +45,8 @@ export function AgentsPage() {
               {r.agents.map((a) => (
                 <tr key={a.path}>
                   <td>
-                    <a href={href(`/agents/${bare(a.path)}`)}>{a.name}</a>
+                    <a href={href(`/agents/${bare(a.path)}`)}>{a.name}</a>{' '}
+                    {a.tags.includes('security-pending') && <Shield label="Security scan pending" />}
                     <span class="desc">{a.description}</span>
                   </td>
                   <td class="mono">{a.version}</td>

@@ -2,7 +2,7 @@ import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, Tags, useApi } from '../components/common.tsx';
+import { ErrorBox, Loading, PageHeader, Shield, Tags, useApi } from '../components/common.tsx';
 import { href } from '../router.ts';
 import type { Skill } from './types.ts';
 
@@ -74,7 +74,8 @@ export function SkillsPage() {
               {r.skills.map((s) => (
                 <tr key={s.path}>
                   <td>
-                    <a href={href(`/skills/${s.name}`)}>{s.name}</a>
+                    <a href={href(`/skills/${s.name}`)}>{s.name}</a>{' '}
+                    {s.tags.includes('security-pending') && <Shield label="Security scan pending" />}
                     <span class="desc">{s.description}</span>
                   </td>
                   <td>{s.is_enabled ? s.status : `${s.status} (disabled)`}</td>
@@ -102,6 +103,12 @@ export function SkillDetailPage(props: { name: string }) {
   return (
     <section>
       <PageHeader title={s.name} sub={s.description} />
+      {s.tags.includes('security-pending') && (
+        <p class="alert error">
+          <Shield label="Security scan pending" /> Held for security review (security-pending): an admin must review the
+          scan findings before it is enabled.
+        </p>
+      )}
       <div class="card">
         <dl class="facts">
           <dt>Version</dt>
