@@ -5,7 +5,7 @@ import { forbidden } from '../../../core/errors.ts';
 import { Authenticator, type Identified } from './identify.ts';
 import { buildIdpVerifier } from './idp.ts';
 import { loadAdminCredentials, loadSecretKey } from './keys.ts';
-import { boundPathAllowed, isPublicPath } from './resource-binding.ts';
+import { boundRequestRefusal, isPublicPath } from './resource-binding.ts';
 import { ScopeStore, readScopeFiles } from './scope-store.ts';
 import { attachCsrfCheck } from './csrf.ts';
 import { authSettings } from './settings.ts';
@@ -75,12 +75,8 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
       // Public endpoints ignore a bound token (the request goes on as anonymous); see isPublicPath.
       if (isPublicPath(path)) return;
       // /validate judges the original request, not itself.
-      if (path !== '/validate' && !boundPathAllowed(bound, path)) {
-        throw forbidden(
-          'SB_ERR_TOKEN_RESOURCE_BOUND',
-          `This token is bound to ${bound.type} '${bound.id}' and cannot be used on ${path}; use a token without a resource binding`,
-        );
-      }
+      const refusal = path === '/validate' ? undefined : boundRequestRefusal(bound, path);
+      if (refusal) throw forbidden('SB_ERR_TOKEN_RESOURCE_BOUND', refusal);
     }
     request.authSource = who.source;
     if (who.user) request.user = who.user;

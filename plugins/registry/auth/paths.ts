@@ -8,6 +8,14 @@ export function normalizePath(p: string): string {
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 const HEX_TRIPLET = /%([0-9A-Fa-f]{2})/g;
 
+/** Percent-encoded unreserved characters decoded (`%2e` is a dot, `%7a` a z), other encodings kept with upper-case hex. */
+function decodeUnreserved(p: string): string {
+  return p.replace(HEX_TRIPLET, (_m, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(c) ? c : `%${hex.toUpperCase()}`;
+  });
+}
+
 /** A `.` or `..` segment, also in the `..;param` form some servlet containers read as `..`. */
 function dotSegment(seg: string): '.' | '..' | undefined {
   const semi = seg.indexOf(';');
@@ -49,12 +57,28 @@ export function normalizeRequestPath(path: string): string | undefined {
   if (path.indexOf('.') < 0 && path.indexOf('%') < 0 && path.indexOf('\\') < 0) return path;
   let p = path.replace(/\\/g, '/');
   if (p.indexOf('%') >= 0) {
-    p = p.replace(HEX_TRIPLET, (_m, hex: string) => {
-      const c = String.fromCharCode(parseInt(hex, 16));
-      return UNRESERVED.test(c) ? c : `%${hex.toUpperCase()}`;
-    });
+    p = decodeUnreserved(p);
     if (/%2F|%5C/.test(p) && hasDotSegment(p.replace(/%2F|%5C/g, '/'))) return undefined;
   }
   if (p.charCodeAt(0) !== 47 /* / */) p = `/${p}`;
   return hasDotSegment(p) || p.includes('//') ? removeDotSegments(p) : p;
+}
+
+/**
+ * The path a resource-bound token is judged on when the request is routed by
+ * this server itself (not /validate's original URL, which an edge resolves
+ * before its backend sees it): normalizeRequestPath's answer, or undefined
+ * when the raw path is ambiguous. Fastify's router resolves no dot segments
+ * and merges no slashes, but decodes percent-encodings in parameters, so a
+ * path with a dot segment (plain, encoded or `..;`), a backslash, an empty
+ * segment or an encoded slash next to a dot could be judged as one resource
+ * and routed to another; such paths are refused rather than guessed at.
+ */
+export function routedRequestPath(path: string): string | undefined {
+  if (path.indexOf('//') >= 0) return undefined;
+  const n = normalizeRequestPath(path);
+  if (n === undefined || n === path) return n;
+  if (path.indexOf('\\') >= 0) return undefined;
+  if (hasDotSegment(path.indexOf('%') >= 0 ? decodeUnreserved(path) : path)) return undefined;
+  return n;
 }

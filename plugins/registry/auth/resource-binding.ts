@@ -1,6 +1,6 @@
 import { badRequest } from '../../../core/errors.ts';
 import type { UserContext } from './context.ts';
-import { normalizePath } from './paths.ts';
+import { normalizePath, routedRequestPath } from './paths.ts';
 
 /**
  * Resource binding of tokens (spec 4.4 rules 4-6): how ids are normalised and
@@ -170,4 +170,23 @@ export function boundPathAllowed(resource: NonNullable<UserContext['resource']>,
     if (path.startsWith(`${prefix}/`)) return addresses(resource.type, path.slice(prefix.length + 1), id);
   }
   return serverNameOf(path) === id;
+}
+
+/**
+ * Why a token bound to `resource` is refused on a request this server routes
+ * itself (`rawPath` as it came, without the query), or undefined when it may
+ * go on. The path is judged after the normalisation /validate applies
+ * (routedRequestPath, paths.ts), and a path the router could read differently
+ * from that judgement is refused, so no spelling of a path reaches another
+ * resource than the one the check saw.
+ */
+export function boundRequestRefusal(
+  resource: NonNullable<UserContext['resource']>,
+  rawPath: string,
+): string | undefined {
+  const path = routedRequestPath(rawPath);
+  if (path === undefined)
+    return `This token is bound to ${resource.type} '${resource.id}'; the path ${rawPath} has a dot segment (plain or percent-encoded), a backslash, an empty segment or an encoded slash next to a dot, which could address another resource than it seems to; send the path with plain slashes and without dot segments`;
+  if (boundPathAllowed(resource, path)) return undefined;
+  return `This token is bound to ${resource.type} '${resource.id}' and cannot be used on ${path}; use a token without a resource binding`;
 }
