@@ -48,10 +48,14 @@ export class IndexedCollection<T> {
   }
 
   async load(): Promise<void> {
+    // The generation is read before the records: a write landing during the scan then leaves this
+    // replica on the older generation, so the next sync() reloads. Read after, it could record the
+    // new generation without the new record, and miss that record until some later write.
+    const generation = this.shared ? ((await this.gens.get(this.name)) ?? '') : '';
     this.map.clear();
     for await (const [k, v] of this.col.entries()) this.map.set(k, v);
     this.sorted = undefined;
-    if (this.shared) this.generation = (await this.gens.get(this.name)) ?? '';
+    if (this.shared) this.generation = generation;
     // Derived indexes (discovery) cannot tell a whole reload from change events: they rebuild on this one.
     this.events.emit('reload');
   }
