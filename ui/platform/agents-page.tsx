@@ -52,6 +52,7 @@ export function AgentsPage() {
         </label>
         <input
           id="pf-agent-filter"
+          class="pf-filter"
           type="search"
           placeholder="name, model or description"
           value={filter}
@@ -98,24 +99,26 @@ export function AgentsPage() {
                 </td>
                 <td>{a.owner_id}</td>
                 <td>{when(a.updated_at)}</td>
-                <td class="pf-row-actions">
-                  <a href={href('/platform/chat', { agent: a.name })} aria-label={`Chat with ${a.name}`}>
-                    Chat
-                  </a>
-                  <a href={href('/platform/sessions', { agent: a.name })} aria-label={`Sessions of ${a.name}`}>
-                    Sessions
-                  </a>
-                  <a href={href(`/platform/agents/${enc(a.name)}`)} aria-label={`Edit ${a.name}`}>
-                    Edit
-                  </a>
-                  <button
-                    type="button"
-                    class="pf-link pf-danger"
-                    onClick={() => remove(a.name)}
-                    aria-label={`Delete ${a.name}`}
-                  >
-                    Delete
-                  </button>
+                <td>
+                  <div class="pf-row-actions">
+                    <a href={href('/platform/chat', { agent: a.name })} aria-label={`Chat with ${a.name}`}>
+                      Chat
+                    </a>
+                    <a href={href('/platform/sessions', { agent: a.name })} aria-label={`Sessions of ${a.name}`}>
+                      Sessions
+                    </a>
+                    <a href={href(`/platform/agents/${enc(a.name)}`)} aria-label={`Edit ${a.name}`}>
+                      Edit
+                    </a>
+                    <button
+                      type="button"
+                      class="pf-link pf-danger"
+                      onClick={() => remove(a.name)}
+                      aria-label={`Delete ${a.name}`}
+                    >
+                      Delete
+                    </button>
+                  </div>
                 </td>
               </tr>
             ))}

@@ -109,13 +109,15 @@ export function SessionsPage() {
                   </td>
                   <td class="pf-num">{s.message_count}</td>
                   <td>{when(s.last_activity)}</td>
-                  <td class="pf-row-actions">
-                    <a href={href('/platform/chat', { agent, session: s.session_id })}>
-                      {s.status === 'running' ? 'Follow' : 'Continue'}
-                    </a>
-                    <button type="button" class="pf-link pf-danger" onClick={() => remove(s.session_id)}>
-                      Delete<span class="sr-only"> session {s.session_id}</span>
-                    </button>
+                  <td>
+                    <div class="pf-row-actions">
+                      <a href={href('/platform/chat', { agent, session: s.session_id })}>
+                        {s.status === 'running' ? 'Follow' : 'Continue'}
+                      </a>
+                      <button type="button" class="pf-link pf-danger" onClick={() => remove(s.session_id)}>
+                        Delete<span class="sr-only"> session {s.session_id}</span>
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}
