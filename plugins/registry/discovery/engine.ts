@@ -44,6 +44,7 @@ export class DiscoveryEngine {
   private readonly slotOf = new Map<string, number>();
   private readonly groups = new Map<string, Set<string>>();
   private readonly titles: string[] = [];
+  private readonly gistRows: (Int32Array | undefined)[] = [];
   private readonly bm25 = new FieldBm25();
   private readonly vocab = new NameVocabulary();
   private readonly textVocab = new NameVocabulary();
@@ -101,9 +102,10 @@ export class DiscoveryEngine {
     this.bm25.addWords(slot, fw);
     this.vocab.add(pick(fw, NAME_FIELDS));
     this.textVocab.add(pick(fw, TEXT_FIELDS));
-    const v = this.embedder?.embedWords
-      ? this.embedder.embedWords([...words(doc.title), ...pick(fw, doc.gistFields)])
-      : this.embedder?.embed(gistOf(doc));
+    const gist = [...words(doc.title), ...pick(fw, doc.gistFields)];
+    // The second stage aligns query words with these: kept as vector rows so a search splits no doc text.
+    this.gistRows[slot] = this.rowsOf?.(gist);
+    const v = this.embedder?.embedWords ? this.embedder.embedWords(gist) : this.embedder?.embed(gistOf(doc));
     if (v) {
       this.vectors.set(v, slot * v.length);
       this.hasVector[slot] = 1;
@@ -134,6 +136,7 @@ export class DiscoveryEngine {
     this.textVocab.remove(pick(fw, TEXT_FIELDS));
     this.docs[slot] = undefined;
     this.titles[slot] = '';
+    this.gistRows[slot] = undefined;
     this.hasVector[slot] = 0;
     this.slotOf.delete(id);
     this.version++;
@@ -222,7 +225,9 @@ export class DiscoveryEngine {
   /** Set by the lifecycle: how much a typed word says, in (0, 1]. */
   wordWeight?: (w: string) => number;
   /** Set by the lifecycle: how well the query's words find their like among a doc's words, in [0, 1]. */
-  align?: (queryWords: readonly string[], docWords: readonly string[]) => number;
+  align?: (queryWords: readonly string[]) => (docRows: Int32Array) => number;
+  /** Set by the lifecycle: the word-vector rows of a doc's words (unique, stopwords left out). */
+  rowsOf?: (ws: readonly string[]) => Int32Array;
   /** Set by the lifecycle: index words nearest in meaning to a word the index lacks. */
   neighbours?: (w: string) => { word: string; weight: number }[];
 
@@ -321,14 +326,14 @@ export class DiscoveryEngine {
     for (const s of touched) acc[s] = 0;
     const hits: Hit[] = [];
     const qWords = align ? words(text).filter((w) => !STOPWORDS.has(w)) : [];
+    const against = align && qWords.length ? align(qWords) : undefined;
     for (const [kind, list] of best) {
       let out = list;
-      if (align && qWords.length) {
+      if (against) {
         out = [];
         for (const e of list) {
-          const doc = this.docs[e.slot]!;
-          const docWords = [...words(doc.title), ...doc.gistFields.flatMap((f) => words(doc.fields[f] ?? ''))];
-          const a = alignScore(align(qWords, docWords));
+          const rows = this.gistRows[e.slot];
+          const a = rows ? alignScore(against(rows)) : 0;
           const sem =
             FUSION.alignBlend > 0 ? (1 - FUSION.alignBlend) * e.sem + FUSION.alignBlend * a : Math.max(e.sem, a);
           const score = scoreOf(kind, e.l, sem, nameMatchOf(e.slot));

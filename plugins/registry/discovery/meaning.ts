@@ -25,33 +25,46 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
     return SAY_A / (SAY_A + p);
   };
   const say = engine.wordWeight;
-  engine.align = (qs, ds) => {
-    const docRows: number[] = [];
-    for (const w of new Set(ds)) {
+  engine.rowsOf = (ws) => {
+    const out = new Set<number>();
+    for (const w of ws) {
       const r = rows.get(w);
-      if (r !== undefined && !STOPWORDS.has(w)) docRows.push(r);
+      if (r !== undefined && !STOPWORDS.has(w)) out.add(r);
     }
-    if (!docRows.length) return 0;
-    let sum = 0;
-    let weights = 0;
-    for (const q of qs) {
+    return Int32Array.from(out);
+  };
+  engine.align = (qs) => {
+    const qRows: number[] = [];
+    const qWeights: number[] = [];
+    for (const q of new Set(qs)) {
       const r = rows.get(q);
       if (r === undefined) continue;
-      const w = say(q);
-      let bestCos = 0;
-      for (const d of docRows) {
-        if (d === r) {
-          bestCos = 1;
-          break;
-        }
-        let dot = 0;
-        for (let i = 0; i < dims; i++) dot += data[r * dims + i]! * data[d * dims + i]!;
-        if (dot > bestCos) bestCos = dot;
-      }
-      sum += w * bestCos;
-      weights += w;
+      qRows.push(r);
+      qWeights.push(say(q));
     }
-    return weights ? sum / weights : 0;
+    const total = qWeights.reduce((a, b) => a + b, 0);
+    return (docRows) => {
+      if (!total || !docRows.length) return 0;
+      let sum = 0;
+      for (let i = 0; i < qRows.length; i++) {
+        const r = qRows[i]!;
+        const qBase = r * dims;
+        let bestCos = 0;
+        for (let j = 0; j < docRows.length; j++) {
+          const d = docRows[j]!;
+          if (d === r) {
+            bestCos = 1;
+            break;
+          }
+          const dBase = d * dims;
+          let dot = 0;
+          for (let k = 0; k < dims; k++) dot += data[qBase + k]! * data[dBase + k]!;
+          if (dot > bestCos) bestCos = dot;
+        }
+        sum += qWeights[i]! * bestCos;
+      }
+      return sum / total;
+    };
   };
   // The index words that have vectors, as one matrix; rebuilt when the index changed since the last lookup.
   let built = -1;
