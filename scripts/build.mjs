@@ -93,17 +93,19 @@ export async function buildDist(out = join(ROOT, 'dist')) {
       return false;
     }
   }
-  /** The web console (dist/ui, scripts/build-ui.mjs) has its own staleness check: a UI edit rebuilds only it. */
+  /**
+   * The web console (dist/ui, scripts/build-ui.mjs) has its own staleness check: a UI edit rebuilds only it.
+   * A console that fails to bundle does not stop the server: the API starts, and /ui/ answers the error.
+   */
   async function ui() {
     try {
       await writeUi(ROOT, join(OUT, 'ui'));
-      return true;
     } catch (err) {
-      console.error(`build: the web console failed to bundle: ${err.message}`);
-      return false;
+      console.error(`build: the web console failed to bundle (the API starts without it): ${err.message}`);
     } finally {
       await stop();
     }
+    return true;
   }
   if (upToDate()) {
     if (process.env.SB_BUILD_VERBOSE) console.error('build: dist/ is up to date');
