@@ -2,14 +2,26 @@ import { badRequest } from '../../core/errors.ts';
 import type { Collection } from '../../core/store-types.ts';
 
 /**
- * What is stored per record: the record plus a sort key. `seq` orders records
- * written in the same millisecond (a log burst) newest first, which timestamps
- * alone cannot; it is never shown to clients.
+ * What is stored per record: the record as JSON text, its time, and a sort key.
+ * The JSON is made here because the store's own serialiser walks nested values
+ * key by key (several times slower for a trace with spans: it was most of what
+ * auto_trace cost a chat); time and `seq` sit beside it so retention and time
+ * ranges never parse a record. `seq` orders records written in the same
+ * millisecond (a log burst) newest first, which timestamps alone cannot; it is
+ * never shown to clients.
  */
-export interface Stored<T> {
-  v: T;
+export interface Stored<_T> {
+  j: string;
+  t: string;
   seq: string;
 }
+
+export const wrap = <T extends { timestamp: string }>(v: T, seq = nextSeq()): Stored<T> => ({
+  j: JSON.stringify(v),
+  t: v.timestamp,
+  seq,
+});
+export const unwrap = <T>(s: Stored<T>): T => JSON.parse(s.j) as T;
 
 let counter = 0;
 /** Time-ordered and unique enough across processes: milliseconds, a process counter, random tail. */
@@ -50,25 +62,28 @@ function decodeCursor(cursor: string): Key {
 
 const encodeCursor = (k: Key) => Buffer.from(JSON.stringify(k), 'utf8').toString('base64url');
 
-/**
- * Filter, order newest first and window a collection. Every record is read:
- * the store has no secondary indexes, and retention (retention.ts) keeps the
- * collections bounded so a scan stays cheap.
- */
-export async function listOf<T>(
-  col: Collection<Stored<T>>,
-  keep: (v: T) => boolean,
-  time: (v: T) => string,
-  w: Window,
-): Promise<Page<T>> {
-  const cursor = w.cursor === undefined ? undefined : decodeCursor(w.cursor);
-  const hits: Array<{ v: T; k: Key }> = [];
+export interface Hit<T> {
+  v: T;
+  k: [time: string, seq: string];
+}
+
+/** The records of a collection within the window's time range that `keep` accepts. */
+export async function hitsOf<T>(col: Collection<Stored<T>>, keep: (v: T) => boolean, w: Window): Promise<Hit<T>[]> {
+  const hits: Hit<T>[] = [];
   for await (const [, s] of col.entries()) {
-    const t = time(s.v);
-    if (w.from !== undefined && t < w.from) continue;
-    if (w.to !== undefined && t >= w.to) continue;
-    if (keep(s.v)) hits.push({ v: s.v, k: [t, s.seq] });
+    if (!inRange(s.t, w)) continue;
+    const v = unwrap(s);
+    if (keep(v)) hits.push({ v, k: [s.t, s.seq] });
   }
+  return hits;
+}
+
+export const inRange = (t: string, w: Pick<Window, 'from' | 'to'>) =>
+  (w.from === undefined || t >= w.from) && (w.to === undefined || t < w.to);
+
+/** Order newest first and cut the page (by cursor, else offset). */
+export function pageOf<T>(hits: Hit<T>[], w: Window): Page<T> {
+  const cursor = w.cursor === undefined ? undefined : decodeCursor(w.cursor);
   hits.sort((a, b) => (after(a.k, b.k) ? 1 : after(b.k, a.k) ? -1 : 0));
   const start = cursor ? hits.findIndex((h) => after(h.k, cursor)) : w.offset;
   const from = start < 0 ? hits.length : start;
@@ -79,4 +94,14 @@ export async function listOf<T>(
     total: hits.length,
     next_cursor: more && page.length ? encodeCursor(page[page.length - 1]!.k) : null,
   };
+}
+
+/**
+ * Filter, order newest first and window a collection. Every record is read:
+ * the store has no secondary indexes, and retention (retention.ts) keeps the
+ * collections bounded so a scan stays cheap.
+ */
+export async function listOf<T>(col: Collection<Stored<T>>, keep: (v: T) => boolean, w: Window): Promise<Page<T>> {
+  if (w.cursor !== undefined) decodeCursor(w.cursor); // a bad cursor is a 400 before any reading
+  return pageOf(await hitsOf(col, keep, w), w);
 }

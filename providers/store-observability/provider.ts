@@ -5,9 +5,9 @@ import type {
   Trace,
 } from '../../core/primitives/observability.ts';
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
-import { listOf } from './list.ts';
+import { hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit } from './list.ts';
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
-import { collectionsOf, generationOf, isoTime, logOf, scoreOf, traceOf, wrap } from './records.ts';
+import { collectionsOf, generationOf, isoTime, logOf, scoreOf, traceOf } from './records.ts';
 import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
 import { detailOf, newestFirst, sessionsOf } from './sessions.ts';
 
@@ -21,7 +21,6 @@ const CAPABILITIES: ObservabilityCapabilities = {
 };
 
 const num = (v: unknown, dflt: number, min = 0): number => (typeof v === 'number' && v >= min ? v : dflt);
-const time = (v: { timestamp: string }) => v.timestamp;
 /** Query times may come with an offset or without milliseconds; stored ones are canonical UTC. */
 const range = (q: { from?: string; to?: string }) => ({
   ...(q.from !== undefined ? { from: isoTime(q.from) } : {}),
@@ -35,11 +34,13 @@ export interface StoreObservability extends ObservabilityProvider {
 }
 
 /**
- * A span of kind `generation` in an ingested trace (what auto_trace writes per
- * LLM turn) is also a generation record, so /generations lists it; its id is
- * derived from the trace and span so re-ingesting the trace replaces it.
+ * A span of kind `generation` in a trace (what auto_trace writes per LLM turn)
+ * is also a generation record, so /generations lists it. It is derived when
+ * read, not stored twice: a second row per run doubled what auto_trace cost a
+ * chat. Its id comes from the trace and span, so re-ingesting the trace
+ * replaces it.
  */
-function generationsIn(trace: Trace): GenerationRecord[] {
+export function generationsIn(trace: Trace): GenerationRecord[] {
   return trace.spans.flatMap((s, i) => {
     const meta = (s.metadata ?? {}) as Record<string, unknown>;
     if (meta.type !== 'generation') return [];
@@ -117,29 +118,27 @@ async function create(
     capabilities: CAPABILITIES,
     async ingestTrace(input) {
       const trace = traceOf(input);
-      const gens = generationsIn(trace);
-      await Promise.all([
-        cols.traces.set(trace.trace_id, wrap(trace)),
-        ...gens.map((g) => cols.generations.set(g.generation_id, wrap(g))),
-      ]);
+      await cols.traces.set(trace.trace_id, wrap(trace));
       if (otlp) exporting(() => otlp.exportTrace(trace));
       announce(trace);
       return { trace_id: trace.trace_id, status: 'accepted' };
     },
     async getTrace(id) {
-      return (await cols.traces.get(id))?.v;
+      const s = await cols.traces.get(id);
+      return s && unwrap(s);
     },
     async updateTrace(id, update) {
       const stored = await cols.traces.get(id);
       if (!stored) return undefined;
+      const cur = unwrap(stored);
       const { metadata, tags, ...fields } = update;
       const next: Trace = {
-        ...stored.v,
+        ...cur,
         ...fields,
         ...(tags ? { tags } : {}),
-        metadata: { ...stored.v.metadata, ...(metadata ?? {}) },
+        metadata: { ...cur.metadata, ...(metadata ?? {}) },
       };
-      await cols.traces.set(id, { v: next, seq: stored.seq });
+      await cols.traces.set(id, wrap(next, stored.seq));
       return next;
     },
     async listTraces(q) {
@@ -150,7 +149,6 @@ async function create(
           (q.session_id === undefined || t.session_id === q.session_id) &&
           (q.name === undefined || t.name === q.name) &&
           (q.tag === undefined || t.tags.includes(q.tag)),
-        time,
         { ...q, ...range(q) },
       );
       return { traces: page.items, total: page.total, next_cursor: page.next_cursor };
@@ -165,7 +163,6 @@ async function create(
         cols.logs,
         (l) =>
           (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level),
-        time,
         { ...q, ...range(q) },
       );
       return { logs: page.items, total: page.total, next_cursor: page.next_cursor };
@@ -177,13 +174,20 @@ async function create(
       return gen;
     },
     async listGenerations(q) {
-      const page = await listOf(
-        cols.generations,
-        (g) =>
-          (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model),
-        time,
-        { ...q, ...range(q) },
-      );
+      const w = { ...q, ...range(q) };
+      const keep = (g: GenerationRecord) =>
+        (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model);
+      const hits: Hit<GenerationRecord>[] = await hitsOf(cols.generations, keep, w);
+      // Plus the generation spans of traces: of the one trace asked for, or of every trace.
+      const derived = (stored: { j: string; seq: string }) => {
+        for (const [i, g] of generationsIn(unwrap(stored)).entries())
+          if (inRange(g.timestamp, w) && keep(g)) hits.push({ v: g, k: [g.timestamp, `${stored.seq}:${i}`] });
+      };
+      if (q.trace_id !== undefined) {
+        const stored = await cols.traces.get(q.trace_id);
+        if (stored) derived(stored);
+      } else for await (const [, stored] of cols.traces.entries()) derived(stored);
+      const page = pageOf(hits, w);
       return { generations: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async ingestScore(input) {
@@ -199,13 +203,13 @@ async function create(
           (q.name === undefined || s.name === q.name) &&
           (q.data_type === undefined || s.data_type === q.data_type) &&
           (q.config_id === undefined || s.metadata.config_id === q.config_id),
-        time,
         { ...q, ...range(q) },
       );
       return { scores: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async getScore(id) {
-      return (await cols.scores.get(id))?.v;
+      const s = await cols.scores.get(id);
+      return s && unwrap(s);
     },
     async deleteScore(id) {
       return cols.scores.delete(id);

@@ -11,7 +11,7 @@ import type {
   TraceScoreInput,
 } from '../../core/primitives/observability.ts';
 import type { Collection, Store } from '../../core/store-types.ts';
-import { nextSeq, type Stored } from './list.ts';
+import type { Stored } from './list.ts';
 
 /** The four collections of one instance; the instance name keeps two instances on one store apart. */
 export interface Collections {
@@ -28,8 +28,6 @@ export function collectionsOf(store: Store, instance: string): Collections {
 
 /** Timestamps are stored in one form (UTC, milliseconds) so they sort and compare as strings. */
 export const isoTime = (t: string | undefined): string => (t === undefined ? new Date() : new Date(t)).toISOString();
-
-export const wrap = <T>(v: T): Stored<T> => ({ v, seq: nextSeq() });
 
 export function traceOf(input: Partial<TraceInput>): Trace {
   return {

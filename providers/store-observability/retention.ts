@@ -14,15 +14,13 @@ export interface RetentionOptions {
 
 export const RETENTION_DEFAULTS: RetentionOptions = { maxAgeDays: 30, maxRecords: 100_000, intervalMs: 60_000 };
 
-const timeOf = (v: unknown): string => (v as { timestamp: string }).timestamp;
-
 /** One kind: drop what is too old, then the oldest beyond the count. Answers how many were deleted. */
 async function sweepOne<T>(col: Collection<Stored<T>>, opts: RetentionOptions, now: number): Promise<number> {
   const cutoff = opts.maxAgeDays > 0 ? new Date(now - opts.maxAgeDays * 86_400_000).toISOString() : undefined;
   const keep: Array<{ key: string; t: string; seq: string }> = [];
   let deleted = 0;
   for await (const [key, s] of col.entries()) {
-    const t = timeOf(s.v);
+    const t = s.t;
     if (cutoff !== undefined && t < cutoff) {
       if (await col.delete(key)) deleted++;
     } else keep.push({ key, t, seq: s.seq });

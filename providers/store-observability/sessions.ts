@@ -1,6 +1,7 @@
 import type { SessionDetail, SessionSummary, Trace } from '../../core/primitives/observability.ts';
 import type { Collections } from './records.ts';
 import { tokensOf } from './records.ts';
+import { unwrap } from './list.ts';
 
 /**
  * Sessions are not stored: they are the traces that carry a session_id,
@@ -14,10 +15,16 @@ export async function sessionsOf(
 ): Promise<Map<string, { summary: SessionSummary; traces: Trace[] }>> {
   const by = new Map<string, { summary: SessionSummary; traces: Trace[] }>();
   const sessionOfTrace = new Map<string, string>();
-  for await (const [, { v: t }] of cols.traces.entries()) {
+  for await (const [, stored] of cols.traces.entries()) {
+    const t = unwrap(stored);
     if (!t.session_id || (userId !== undefined && t.user_id !== userId)) continue;
     if (only !== undefined && t.session_id !== only) continue;
     sessionOfTrace.set(t.trace_id, t.session_id);
+    // Generation spans carry their usage in the trace itself (auto_trace); explicit generations are added below.
+    const spanTokens = t.spans.reduce(
+      (n, s) => n + ((s.metadata as { type?: unknown } | undefined)?.type === 'generation' ? tokensOf(s.usage) : 0),
+      0,
+    );
     const s = by.get(t.session_id);
     if (!s) {
       by.set(t.session_id, {
@@ -27,7 +34,7 @@ export async function sessionsOf(
           trace_count: 1,
           first_seen: t.timestamp,
           last_activity: t.timestamp,
-          total_tokens: 0,
+          total_tokens: spanTokens,
         },
         traces: [t],
       });
@@ -35,6 +42,7 @@ export async function sessionsOf(
     }
     s.traces.push(t);
     s.summary.trace_count++;
+    s.summary.total_tokens! += spanTokens;
     if (t.timestamp < s.summary.first_seen) s.summary.first_seen = t.timestamp;
     if (t.timestamp > s.summary.last_activity) {
       s.summary.last_activity = t.timestamp;
@@ -42,7 +50,8 @@ export async function sessionsOf(
     }
   }
   if (by.size > 0)
-    for await (const [, { v: g }] of cols.generations.entries()) {
+    for await (const [, stored] of cols.generations.entries()) {
+      const g = unwrap(stored);
       const sid = sessionOfTrace.get(g.trace_id);
       if (sid !== undefined) by.get(sid)!.summary.total_tokens! += tokensOf(g.usage);
     }

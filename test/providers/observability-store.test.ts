@@ -157,7 +157,7 @@ t.test('scores: value must fit the data type (422), get and delete, filters', as
 t.test('generation spans of a trace become generation records and count in the session tokens', async (t) => {
   const p = await make(() => openStore({ backend: 'memory' }))();
   t.teardown(() => p.close());
-  await p.ingestTrace({
+  const first = {
     trace_id: 'g1',
     session_id: 'sess',
     user_id: 'u',
@@ -166,21 +166,35 @@ t.test('generation spans of a trace become generation records and count in the s
       { name: 'search', metadata: { type: 'tool' } },
       { name: 'turn 2', metadata: { type: 'generation', model: 'm' }, usage: { input_tokens: 20, output_tokens: 5 } },
     ],
-  });
+  };
+  await p.ingestTrace(first);
   const gens = await p.listGenerations!({ trace_id: 'g1', limit: 50, offset: 0 });
   t.equal(gens.total, 2, 'one generation per generation span');
   t.match(gens.generations, [
     { model: 'm', usage: { input_tokens: 20 } },
     { model: 'm', usage: { input_tokens: 10 } },
   ]);
-  await p.ingestTrace({ trace_id: 'g1', session_id: 'sess', user_id: 'u', spans: [] });
+  await p.ingestTrace({ ...first });
   t.equal(
     (await p.listGenerations!({ trace_id: 'g1', limit: 50, offset: 0 })).total,
     2,
     'ingesting the trace again replaces, never duplicates, its generations',
   );
+  await p.ingestGeneration!({
+    trace_id: 'g1',
+    name: 'extra',
+    model: 'm2',
+    usage: { prompt_tokens: 1, completion_tokens: 2 },
+    metadata: {},
+  });
+  t.equal(
+    (await p.listGenerations!({ limit: 50, offset: 0 })).total,
+    3,
+    'unfiltered: spans of every trace plus stored ones',
+  );
+  t.equal((await p.listGenerations!({ model: 'm2', limit: 50, offset: 0 })).total, 1);
   const sessions = await p.listSessions!({ limit: 50, offset: 0 });
-  t.match(sessions.sessions, [{ session_id: 'sess', trace_count: 1, total_tokens: 37 }]);
+  t.match(sessions.sessions, [{ session_id: 'sess', trace_count: 1, total_tokens: 40 }]);
 });
 
 /** A local OTLP/HTTP receiver decoding the JSON payload the exporter sends. */
