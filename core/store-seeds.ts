@@ -8,6 +8,12 @@ export interface Reseed {
 
 interface Sentinel {
   at: string;
+  /**
+   * ms since epoch: when this store's data began (first seeded, or seeded again after it was found emptied).
+   * Kept by every later mark, so it changes only with the data: what was recorded in the store before it
+   * (a logout, a revocation) is lost, and credentials issued before it are judged by it (epoch()).
+   */
+  since?: number;
 }
 
 interface SeedLogger {
@@ -44,7 +50,25 @@ export class StoreSeeds {
 
   /** Says "this store has been seeded"; a store that loses it has lost everything else too. */
   async mark(): Promise<void> {
-    await this.meta.set(SENTINEL_KEY, { at: new Date().toISOString() });
+    const since = (await this.meta.get(SENTINEL_KEY))?.since ?? Date.now();
+    await this.meta.set(SENTINEL_KEY, { at: new Date().toISOString(), since });
+  }
+
+  /**
+   * When the store's current data began (Sentinel.since), seeding it first when it is found emptied, so
+   * the answer is never older than the data. A session issued before it may have been logged out in
+   * data that is gone, so it must not be accepted. Rejects with the store's 503 when it cannot be read.
+   */
+  async epoch(): Promise<number> {
+    let sentinel = await this.meta.get(SENTINEL_KEY);
+    if (!sentinel?.since) {
+      // Emptied (seed it again now, not at the next timer tick), or marked by a version without `since`.
+      if (!sentinel) await this.check();
+      else await this.mark();
+      sentinel = await this.meta.get(SENTINEL_KEY);
+    }
+    // Read back after a write the store lost at once (emptied again): nothing before now is trusted.
+    return sentinel?.since ?? Date.now();
   }
 
   /** Runs `seed` now and again whenever the store is found emptied; it must be idempotent. */
@@ -71,7 +95,8 @@ export class StoreSeeds {
     const names = [...this.seeds.keys()];
     this.log.warn({ seeds: names }, 'The store has lost its seed sentinel (emptied or replaced): seeding it again');
     for (const seed of this.seeds.values()) await seed();
-    await this.mark();
+    // A new `since`: the data the old one stood for is gone (see epoch()).
+    await this.meta.set(SENTINEL_KEY, { at: new Date().toISOString(), since: Date.now() });
     this.lastReseed = { at: new Date().toISOString(), seeds: names };
     return true;
   }

@@ -60,8 +60,21 @@ export class Authenticator {
     readonly scopes: ScopeStore,
     readonly idp: IdentityProvider | undefined,
     store: Store,
+    /**
+     * When the store's current data began (StoreSeeds.epoch). The revocation list lives in that data, so a
+     * session issued before it is refused: it may have been logged out in data a store restarted empty lost.
+     */
+    private readonly storeEpoch: () => Promise<number>,
   ) {
     this.revoked = store.collection<true>('registry_revoked_sessions');
+  }
+
+  /**
+   * Run before a session is issued: an emptied store is seeded again first, so the new session is not
+   * older than the data its logout will be recorded in (it would be refused at once).
+   */
+  async readyForSessions(): Promise<void> {
+    await this.storeEpoch();
   }
 
   /** Logout: the cookie stops working everywhere, even if a copy of it survives in some browser or log. */
@@ -95,7 +108,10 @@ export class Authenticator {
     const cookie = readCookie(header(h, 'cookie'), SESSION_COOKIE);
     if (cookie !== undefined) {
       const session = verifySession(this.secretKey, cookie);
-      if (!session || (await this.revoked.get(session.sid)))
+      const [since, revoked] = session
+        ? await Promise.all([this.storeEpoch(), this.revoked.get(session.sid)])
+        : [Infinity, undefined];
+      if (!session || revoked || (session.issued ?? 0) < since)
         return { source: 'cookie', failure: 'Session expired or invalid; log in again at /api/auth/login' };
       return { source: 'cookie', session, user: this.fromSession(session) };
     }

@@ -60,7 +60,7 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   // Seeded again whenever the store is found emptied (core/store-seeds.ts).
   await app.sb.seeds.add('registry scopes', () => scopes.seed(scopeFiles));
   const idp = settings.idp ? buildIdpVerifier(settings.idp) : undefined;
-  const authenticator = new Authenticator(secret.key, admin, scopes, idp, app.sb.store);
+  const authenticator = new Authenticator(secret.key, admin, scopes, idp, app.sb.store, () => app.sb.seeds.epoch());
   const shared: RegistryAuth = { settings, authenticator, scopes, idp };
   byContext.set(app.sb, shared);
   app.decorate('registryAuth', shared);

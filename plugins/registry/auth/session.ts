@@ -14,6 +14,11 @@ export interface SessionPayload {
   provider: string;
   /** seconds since epoch */
   exp: number;
+  /**
+   * ms since epoch. A session issued before the store's data began (StoreSeeds.epoch) is refused: its
+   * logout may have been recorded in data that is gone. Absent in cookies from before this field: refused.
+   */
+  issued?: number;
 }
 
 function mac(key: Uint8Array, data: string): string {
@@ -28,12 +33,13 @@ function safeEqual(a: string, b: string): boolean {
 
 export function signSession(
   key: Uint8Array,
-  p: Omit<SessionPayload, 'sid' | 'exp'>,
+  p: Omit<SessionPayload, 'sid' | 'exp' | 'issued'>,
   hours: number,
 ): { value: string; payload: SessionPayload } {
   const payload: SessionPayload = {
     ...p,
     sid: randomBytes(16).toString('base64url'),
+    issued: Date.now(),
     exp: Math.floor(Date.now() / 1000 + hours * 3600),
   };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');

@@ -107,6 +107,7 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
         }
         throw unauthorized('SB_ERR_AUTH_LOGIN_FAILED', 'Invalid username or password');
       }
+      await authenticator.readyForSessions();
       setSession(request, reply, { username, groups: [ADMIN_GROUP], provider: 'local' });
       request.log.info({ username }, 'registry login');
       return reply.redirect('/', 302);
@@ -253,6 +254,7 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
       try {
         const { token, audience } = await idp.exchangeCode(code, redirectUri(request), verifier);
         const who = await idp.verify(token, audience);
+        await authenticator.readyForSessions();
         setSession(request, reply, { username: who.username, groups: who.groups, provider: idp.kind });
         return reply.redirect('/', 302);
       } catch (err) {
