@@ -1,5 +1,5 @@
 import t from 'tap';
-import { adminBasic, logTail, startCluster } from './cluster.ts';
+import { logTail, startCluster } from './cluster.ts';
 
 /**
  * Redis killed (SIGKILL) under write traffic through nginx and two replicas,

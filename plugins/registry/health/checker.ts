@@ -43,6 +43,12 @@ export interface CheckerDeps {
   save(path: string, record: HealthRecord): Promise<HealthEntry>;
   /** The refused address class (link-local, metadata) one of the URLs reaches, or undefined. */
   blockedAddress?(...urls: Array<string | undefined>): Promise<string | undefined>;
+  /**
+   * Asked at each periodic tick: false means another replica sweeps this
+   * interval (sweep-claim.ts). Absent, every tick sweeps. Refreshes and checks
+   * of new servers are never skipped: they run where the request landed.
+   */
+  claimSweep?(): Promise<boolean>;
   logger: FastifyBaseLogger;
 }
 
@@ -109,7 +115,9 @@ export class HealthChecker {
     this.timer = setInterval(() => {
       // A sweep still running when the next tick comes is not doubled.
       if (!this.sweeping) {
-        this.sweeping = this.sweep(this.opts.intervalMs * this.opts.spread)
+        const claimed = this.deps.claimSweep ? this.deps.claimSweep() : Promise.resolve(true);
+        this.sweeping = claimed
+          .then((mine) => (mine ? this.sweep(this.opts.intervalMs * this.opts.spread) : undefined))
           .then(() => undefined)
           .catch((err: Error) => this.deps.logger.warn({ err: err.message }, 'health sweep failed'))
           .finally(() => (this.sweeping = undefined));

@@ -10,6 +10,8 @@ import type { ServerRecord } from '../catalog/records.ts';
 import { disabledStatus, HealthChecker, type CheckableServer } from './checker.ts';
 import { healthConfig } from './config.ts';
 import { HealthHub, type HealthEntry } from './hub.ts';
+import { openPubSub } from '../../../core/pubsub.ts';
+import { SweepClaim } from './sweep-claim.ts';
 import { mcpTarget } from './targets.ts';
 
 const Entry = Type.Object({
@@ -32,6 +34,9 @@ const Refresh = Type.Object({
   ),
 });
 const Params = Type.Object({ server: Type.String() });
+
+/** The Redis pub/sub channel of health changes between replicas. */
+const HEALTH_CHANNEL = 'switchboard:registry:health';
 
 /** A disabled server reads `disabled`, or unhealthy when a security scan holds it (spec 3). */
 const shownStatus = (s: ServerRecord) =>
@@ -67,13 +72,38 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
     origin: s.proxy_pass_url,
     entry: entryOf(s),
   });
-  const snapshot = async (): Promise<Record<string, HealthEntry>> =>
-    Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
+  const snapshot = async (): Promise<Record<string, HealthEntry>> => {
+    // A dashboard's first full status includes what other replicas wrote (repository.ts).
+    await servers.sync();
+    return Object.fromEntries(servers.list().map((s) => [s.path, entryOf(s)]));
+  };
 
+  // Only a store other processes share needs the claim; on SQLite or memory this process is the only sweeper.
+  const sweepClaim =
+    app.sb.store.backend === 'redis' && cfg.interval_seconds > 0
+      ? new SweepClaim(app.sb.store, cfg.interval_seconds * 1000)
+      : undefined;
   const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
+  // Replicas on one Redis: a change made here (a sweep result, a registration) also reaches the dashboards
+  // connected to the other replicas, and theirs reach ours. Only the replica that wrote a record sees its
+  // change event, so each change is published once.
+  const storeUrl = app.sb.settings.store.url;
+  const pubsub =
+    app.sb.store.backend === 'redis' && storeUrl
+      ? await openPubSub(storeUrl, (err) => app.log.debug({ err: err.message }, 'health feed: Redis pub/sub'))
+      : undefined;
+  const unsubscribeFeed = pubsub?.subscribe(HEALTH_CHANNEL, (m) => hub.broadcast(m as Record<string, HealthEntry>));
+  const broadcast = (changes: Record<string, HealthEntry>) => {
+    hub.broadcast(changes);
+    pubsub?.publish(HEALTH_CHANNEL, changes);
+  };
   const checker = new HealthChecker(
     {
-      paths: async () => servers.list().map((s) => s.path),
+      // Another replica may have registered or removed servers since this one last looked (repository.ts).
+      paths: async () => {
+        await servers.sync();
+        return servers.list().map((s) => s.path);
+      },
       server: async (path) => {
         const s = servers.get(path);
         return s ? checkable(s) : undefined;
@@ -86,6 +116,7 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
       },
       logger: app.log,
       blockedAddress: (...urls) => guard.blocked(...urls),
+      claimSweep: sweepClaim ? () => sweepClaim.claim() : undefined,
     },
     {
       intervalMs: cfg.interval_seconds * 1000,
@@ -107,7 +138,7 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
       before.last_checked_iso !== now.last_checked_iso ||
       before.num_tools !== now.num_tools
     ) {
-      hub.broadcast({ [c.key]: now });
+      broadcast({ [c.key]: now });
     }
     // A newly registered or re-enabled server is checked at once rather than at the next sweep (and soon again if that fails).
     if (c.kind === 'created' || (c.previous && !c.previous.is_enabled && c.value!.is_enabled))
@@ -118,6 +149,8 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
   app.addHook('onClose', async () => {
     unsubscribe();
     hub.close();
+    await unsubscribeFeed?.();
+    await pubsub?.close();
     await checker.stop();
   });
 
