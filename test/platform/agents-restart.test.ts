@@ -1,14 +1,8 @@
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { openStore } from '../../core/store.ts';
-import { freePort } from '../fixtures/free-port.ts';
+import { startPlatformChild } from '../fixtures/platform-child.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import { parseSse, readSse, STEP_LLM } from '../agents/helpers.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 t.test(
   'a server killed mid-run: after restart the session reads idle, its events replay, durable history is kept',
@@ -32,37 +26,9 @@ t.test(
       },
       platform: { agents: { heartbeat_ms: 100, stale_after_ms: 800, poll_ms: 20, resume_wait_ms: 200 } },
     };
-    const file = join(dataDir, 'config.json');
-    writeFileSync(file, JSON.stringify(config));
-    const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'platform'],
-      {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          SWITCHBOARD_CONFIG: file,
-          LOG_LEVEL: 'silent',
-          REDIS_URL: '',
-        },
-        stdio: 'ignore',
-      },
-    );
-    t.teardown(() => child.kill('SIGKILL'));
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300; i++) {
-      if (
-        await fetch(`${base}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const { child, base, up } = await startPlatformChild(t, dataDir, config);
+    t.ok(up, 'the server came up');
+    if (!up) return;
     const json = { 'content-type': 'application/json' };
     t.equal(
       (

@@ -1,15 +1,9 @@
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { openStore } from '../../core/store.ts';
-import { freePort } from '../fixtures/free-port.ts';
+import { startPlatformChild } from '../fixtures/platform-child.ts';
 import { makeApp, tempDir } from '../helpers/app.ts';
 import { parseSse, readSse } from '../agents/helpers.ts';
 import { FAST_RUNS, teamScript, type PlanTask } from './teams-fixture.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 t.test(
   'a server killed (SIGKILL) mid-run: after restart the run reads idle, its events replay, a retry of the failed task streams and completes',
@@ -30,36 +24,7 @@ t.test(
       instances: { scripted: { type: 'scripted', options: { responses: script, chunk_delay_ms } } },
     });
     const config = { providers: { llm: llm(250) }, platform: { teams: FAST_RUNS } };
-    const file = join(dataDir, 'config.json');
-    writeFileSync(file, JSON.stringify(config));
-    const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin/switchboard.ts'), '--surfaces', 'platform'],
-      {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          SWITCHBOARD_CONFIG: file,
-          LOG_LEVEL: 'silent',
-          REDIS_URL: '',
-        },
-        stdio: 'ignore',
-      },
-    );
-    t.teardown(() => child.kill('SIGKILL'));
-    const base = `http://127.0.0.1:${port}`;
-    // Starting under tsx on a busy 2-core machine can take tens of seconds.
-    let up = false;
-    for (let i = 0; i < 900 && !up && child.exitCode === null; i++) {
-      up = await fetch(`${base}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (!up) await new Promise((r) => setTimeout(r, 100));
-    }
+    const { child, base, up } = await startPlatformChild(t, dataDir, config);
     t.ok(up, 'the server came up');
     if (!up) return;
     const json = { 'content-type': 'application/json' };
