@@ -49,6 +49,11 @@ t.test('local admin: wrong password, sign in, sign out, expired session', async 
     'no session',
   );
 
+  // Where the IdP callback sends a failed login: the login URL with ?error=, shown by the console's page.
+  await page.goto(`${base}/api/auth/login?error=${encodeURIComponent('access_denied: the user said no')}`);
+  await page.getByRole('alert').waitFor();
+  t.equal(await page.getByRole('alert').textContent(), 'access_denied: the user said no', "the IdP's error is shown");
+
   await loginAsAdmin(page, base, ADMIN_PASSWORD);
   t.equal(new URL(page.url()).pathname, '/ui/servers');
   t.equal(await page.locator('.topbar .user').textContent(), 'admin', 'the top bar names the user');
