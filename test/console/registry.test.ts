@@ -174,6 +174,8 @@ t.test("a server switched off leaves a limited user's view", async (t) => {
   await vrow.waitFor();
   t.ok(await vrow.locator('input[type=checkbox]').isDisabled(), 'the limited user cannot switch it');
   t.notOk(await vpage.getByRole('link', { name: 'Register server' }).count(), 'nor register servers');
+  t.notOk(await vpage.getByRole('link', { name: 'Groups & scopes' }).count(), 'no Admin entry for a non-admin');
+  t.equal(await vpage.locator('.topbar .user').textContent(), 'vera');
 
   // The admin switches it off in their console.
   await page.getByRole('link', { name: 'Servers' }).click();
