@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { unprocessable } from '../../core/errors.ts';
 import type {
   GenerationInput,
@@ -26,12 +26,27 @@ export function collectionsOf(store: Store, instance: string): Collections {
   return { traces: c('traces'), logs: c('logs'), generations: c('generations'), scores: c('scores') };
 }
 
+/**
+ * Ids made here are UUIDv7: time-ordered, so a new record's key lands at the
+ * end of its collection's range in SQLite's B-tree instead of at a random page
+ * (measured: random keys cost twice as much per insert once a collection holds
+ * ~15k records). They are still UUIDs, and 32 hex digits for OpenTelemetry.
+ */
+export function timeOrderedId(now = Date.now()): string {
+  const b = randomBytes(16);
+  b.writeUIntBE(now, 0, 6);
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 /** Timestamps are stored in one form (UTC, milliseconds) so they sort and compare as strings. */
 export const isoTime = (t: string | undefined): string => (t === undefined ? new Date() : new Date(t)).toISOString();
 
 export function traceOf(input: Partial<TraceInput>): Trace {
   return {
-    trace_id: input.trace_id ?? randomUUID(),
+    trace_id: input.trace_id ?? timeOrderedId(),
     name: input.name ?? '',
     user_id: input.user_id ?? null,
     session_id: input.session_id ?? null,
@@ -46,7 +61,7 @@ export function traceOf(input: Partial<TraceInput>): Trace {
 
 export function logOf(input: LogInput): LogEntry {
   return {
-    log_id: randomUUID(),
+    log_id: timeOrderedId(),
     message: input.message,
     level: input.level ?? 'info',
     trace_id: input.trace_id ?? null,
@@ -57,7 +72,7 @@ export function logOf(input: LogInput): LogEntry {
 
 export function generationOf(input: GenerationInput): GenerationRecord {
   return {
-    generation_id: input.generation_id ?? randomUUID(),
+    generation_id: input.generation_id ?? timeOrderedId(),
     trace_id: input.trace_id,
     name: input.name ?? 'generation',
     model: input.model ?? null,
@@ -88,7 +103,7 @@ export function checkScoreValue(value: number | string, dataType: TraceScoreInpu
 export function scoreOf(input: TraceScoreInput): TraceScore {
   checkScoreValue(input.value, input.data_type);
   return {
-    score_id: randomUUID(),
+    score_id: timeOrderedId(),
     trace_id: input.trace_id,
     name: input.name,
     value: input.value,
