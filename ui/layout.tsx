@@ -70,19 +70,24 @@ function TopBar() {
   const user = me.value;
   return (
     <div class="topbar">
-      <form
-        class="global-search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const q = new FormData(e.currentTarget).get('q');
-          navigate(`/servers?q=${encodeURIComponent(String(q ?? ''))}`);
-        }}
-      >
-        <label class="sr-only" for="global-search">
-          Search servers
-        </label>
-        <input id="global-search" name="q" type="search" placeholder="Search servers  ( / )" autocomplete="off" />
-      </form>
+      {/* Searches the registry's servers: not offered when this process runs only the platform. */}
+      {registryOn.value ? (
+        <form
+          class="global-search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const q = new FormData(e.currentTarget).get('q');
+            navigate(`/servers?q=${encodeURIComponent(String(q ?? ''))}`);
+          }}
+        >
+          <label class="sr-only" for="global-search">
+            Search servers
+          </label>
+          <input id="global-search" name="q" type="search" placeholder="Search servers  ( / )" autocomplete="off" />
+        </form>
+      ) : (
+        <span />
+      )}
       <div class="topbar-right">
         <button
           type="button"
