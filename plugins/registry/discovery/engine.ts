@@ -2,8 +2,9 @@ import { FieldBm25, type QueryTerm } from './bm25.ts';
 import { type Doc, type EntityKind, type Field, FIELDS, gistOf, sameText } from './documents.ts';
 import type { Embedder } from './embedder.ts';
 import { alignScore, FUSION, fuse, semanticScore } from './fusion.ts';
-import { EXPANSIONS, rawWords, STOPWORDS, stem, terms, words } from './tokens.ts';
+import { EXPANSIONS, rawWords, STOPWORDS, stem, words } from './tokens.ts';
 import { NameVocabulary } from './typo.ts';
+import { context, type Entry, insert, KIND_WORDS, RERANK_FLOOR, RERANK_PER_KIND, round } from './ranking.ts';
 
 export interface SearchOptions {
   kinds: ReadonlySet<EntityKind>;
@@ -350,58 +351,5 @@ export class DiscoveryEngine {
   }
 }
 
-/** Words that say which kind of thing the person wants. */
-const KIND_WORDS: Record<string, EntityKind> = {
-  agent: 'a2a_agent',
-  agents: 'a2a_agent',
-  assistant: 'a2a_agent',
-  bot: 'a2a_agent',
-  someone: 'a2a_agent',
-  skill: 'skill',
-  skills: 'skill',
-  playbook: 'skill',
-  instructions: 'skill',
-  guide: 'skill',
-  server: 'mcp_server',
-  servers: 'mcp_server',
-  integration: 'mcp_server',
-  tool: 'tool',
-  tools: 'tool',
-  function: 'tool',
-};
-
-interface Entry {
-  slot: number;
-  score: number;
-  l: number;
-  sem: number;
-}
-
-/** Inserts into a list kept in ranking order and at most k long. */
-function insert(list: Entry[], e: Entry, k: number, docs: (Doc | undefined)[]): void {
-  const id = docs[e.slot]!.id;
-  let i = list.length;
-  while (i > 0 && before(e.score, id, list[i - 1]!.score, docs[list[i - 1]!.slot]!.id)) i--;
-  list.splice(i, 0, e);
-  if (list.length > k) list.pop();
-}
-
-/** Candidates per kind the second stage re-scores, and how far under the floor the first stage reaches. */
-const RERANK_PER_KIND = 30;
-const RERANK_FLOOR = 0.5;
-
 /** How much a neighbour of a word the index knows counts, against one of a word it lacks. */
 const KNOWN_NEIGHBOUR = 0.35;
-const round = (x: number) => Math.round(x * 10_000) / 10_000;
-/** Ranking order: higher score first, then id, so equal scores come out the same way every time. */
-const before = (score: number, id: string, otherScore: number, otherId: string) =>
-  score > otherScore || (score === otherScore && id < otherId);
-
-/** The first field, in weight order, holding a query term: the reason a person can read for the match. */
-function context(doc: Doc, q: Set<string>): string | undefined {
-  for (const f of FIELDS) {
-    const text = doc.fields[f];
-    if (text && terms(text).some((t) => q.has(t))) return text.length > 200 ? `${text.slice(0, 197)}...` : text;
-  }
-  return doc.fields.description || undefined;
-}
