@@ -23,7 +23,7 @@ export const SECURITY_SCHEMES = {
     in: 'cookie',
     name: 'mcp_gateway_session',
     description:
-      'The browser session set by /login. Unsafe methods also need the X-CSRF-Token header; this page sends it for you.',
+      'The browser session set by /login. On /api/v1 it is accepted when the request sends no bearer token or API key (and the process runs the registry). Unsafe methods also need the X-CSRF-Token header (GET /api/auth/csrf); this page sends it for you.',
   },
   apiKey: {
     type: 'apiKey',
@@ -63,7 +63,9 @@ const under = (path: string, prefix: string) => path === prefix || path.startsWi
 /** The security requirement of an operation at `path` (an OpenAPI path template). */
 export function securityFor(path: string): SecurityRequirement {
   if (PUBLIC_EXACT.has(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p)) || isPublicPath(path)) return [];
-  if (under(path, '/api/v1')) return anyOf('bearer', 'apiKey');
+  // The console's registry session cookie stands in when the auth backend finds no credential of its own
+  // (plugins/platform/session-principal.ts), so it is a third alternative on the platform surface.
+  if (under(path, '/api/v1')) return anyOf('bearer', 'apiKey', 'session');
   // /validate is asked by an edge proxy on behalf of the original request, which carries X-Authorization.
   if (path === '/validate') return anyOf('xAuthorization', 'bearer', 'session');
   // The MCP gateway (/{server}/mcp, /sse, /messages) reads X-Authorization first, then Authorization.

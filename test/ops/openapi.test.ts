@@ -113,7 +113,18 @@ t.test('security, operationIds, tags and error responses are derived for every o
   const names = (path: string, method = 'get') =>
     doc.paths[path][method].security?.map((s) => Object.keys(s).join('+'));
   t.same(names('/api/servers/register', 'post'), ['bearer', 'basic', 'session'], 'registry: bearer, basic, cookie');
-  t.same(names('/api/v1/memory/{namespace}', 'post'), ['bearer', 'apiKey'], 'platform: bearer, X-Api-Key');
+  t.same(
+    names('/api/v1/memory/{namespace}', 'post'),
+    ['bearer', 'apiKey', 'session'],
+    'platform: bearer, X-Api-Key, or the registry session cookie (session-principal.ts)',
+  );
+  const platformOps = ops.filter(({ path, op }) => path.startsWith('/api/v1/') && (op.security?.length ?? 0) > 0);
+  t.ok(platformOps.length > 0, 'the platform surface is in the document');
+  t.same(
+    platformOps.filter(({ op }) => !op.security?.some((s) => 'session' in s)).map(({ path }) => path),
+    [],
+    'every authenticated /api/v1 operation lists the session cookie',
+  );
   t.same(names('/validate'), ['xAuthorization', 'bearer', 'session'], '/validate: X-Authorization, bearer, cookie');
   for (const open of [
     '/healthz',
