@@ -1,5 +1,6 @@
 import t from 'tap';
 import { openStore } from '../../core/store.ts';
+import { SENTINEL_COLLECTION, SENTINEL_KEY, StoreSeeds } from '../../core/store-seeds.ts';
 import { makeApp } from '../helpers/app.ts';
 import { adminSession } from '../helpers/registry-auth.ts';
 import { startRedis, waitExit, type PrivateRedis } from '../fixtures/redis-server.ts';
@@ -86,4 +87,23 @@ t.test('a session issued before the store lost its data is refused, also on the 
   t.equal(res.statusCode, 401, 'the store lost its data: the session issued before is refused');
   const again = await adminSession(first);
   t.equal((await first.inject({ url: '/api/auth/me', headers: { cookie: again.cookie } })).statusCode, 200);
+});
+
+t.test('StoreSeeds.epoch: kept across marks, new when the store is found emptied', async (t) => {
+  const store = await openStore({ backend: 'memory' });
+  const seeds = new StoreSeeds(store, { warn: () => {}, error: () => {} });
+  await seeds.mark();
+  const first = await seeds.epoch();
+  await new Promise((r) => setTimeout(r, 5));
+  await seeds.mark();
+  await seeds.add('nothing', async () => {});
+  t.equal(await seeds.epoch(), first, 'a process starting on the same data (mark, add) keeps it');
+  await store.collection(SENTINEL_COLLECTION).clear();
+  const second = await seeds.epoch();
+  t.ok(second > first, 'an emptied store is seeded again at once, with a later epoch');
+  t.ok(seeds.lastReseed, 'and the re-seed is remembered for /readyz');
+  // A sentinel from a version without `since` gets one, and keeps it.
+  await store.collection(SENTINEL_COLLECTION).set(SENTINEL_KEY, { at: new Date().toISOString() });
+  const third = await seeds.epoch();
+  t.equal(await seeds.epoch(), third);
 });
