@@ -56,7 +56,10 @@ export function scoreMethods(obs: () => ObservabilityProvider) {
   return {
     async createScore(req: ScoreRequest): Promise<Score> {
       checkValue(req);
-      const { score_id } = await need('ingestScore')({
+      // Both methods checked before writing: a backend that cannot read a score back must not half-succeed.
+      const ingest = need('ingestScore');
+      const read = need('getScore');
+      const { score_id } = await ingest({
         trace_id: req.trace_id ?? '',
         name: req.name,
         value: req.value,
@@ -65,7 +68,7 @@ export function scoreMethods(obs: () => ObservabilityProvider) {
         ...(req.data_type !== undefined ? { data_type: req.data_type } : {}),
         metadata: { ...(req.metadata ?? {}), ...(req.config_id !== undefined ? { config_id: req.config_id } : {}) },
       });
-      const stored = await need('getScore')(score_id);
+      const stored = await read(score_id);
       return scoreFromTrace(stored!);
     },
     async listScores(q: ScoreQuery): Promise<ScoreList> {

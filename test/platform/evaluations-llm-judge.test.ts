@@ -150,3 +150,40 @@ t.test('an online config with sampling 1.0 scores every new agent trace', async 
   });
   t.equal(unknown.statusCode, 404, 'an online config naming an unknown evaluator');
 });
+
+t.test(
+  'on an observability provider that cannot read scores back, score routes are a 501 before anything is written',
+  async (t) => {
+    const app = await judgeApp(t);
+    const headers = { 'x-provider-observability': 'noop' };
+    const r = await app.inject({
+      method: 'POST',
+      url: `${E}/scores`,
+      payload: { name: 'acc', value: 1, data_type: 'NUMERIC', trace_id: 't' },
+    });
+    t.equal(r.statusCode, 201, 'on the default (store) it works');
+    // The judge records through its own observability instance (the default): pin noop as the default instead.
+    const noopApp = await agentApp(t, {
+      script: [{ content: 'x' }],
+      config: {
+        providers: {
+          evaluations: { default: 'judge', instances: { judge: { type: 'llm_judge' } } },
+          observability: { default: 'noop', instances: { noop: { type: 'noop' } } },
+        },
+      },
+    });
+    const refused = await noopApp.inject({
+      method: 'POST',
+      url: `${E}/scores`,
+      headers,
+      payload: { name: 'acc', value: 1, data_type: 'NUMERIC', trace_id: 't' },
+    });
+    t.equal(refused.statusCode, 501, refused.body);
+    t.match(refused.json(), { code: 'SB_ERR_EVALUATIONS_SCORES_UNSUPPORTED', detail: /observability provider 'noop'/ });
+    t.equal(
+      (await noopApp.inject({ url: '/api/v1/observability/scores', headers })).json().total,
+      0,
+      'nothing was written',
+    );
+  },
+);
