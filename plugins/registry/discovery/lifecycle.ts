@@ -7,7 +7,7 @@ import { agentDoc, type Doc, gistOf, serverDocs, skillDoc } from './documents.ts
 import { type Embedder, SifEmbedder } from './embedder.ts';
 import { DiscoveryEngine, type Hit, type SearchOptions } from './engine.ts';
 import { CombinedEmbedder, RemoteEmbeddings } from './remote-embeddings.ts';
-import { wordVectors } from './word-vectors.ts';
+import { WORD_VECTORS_BUILD_COMMAND, wordVectors } from './word-vectors.ts';
 import { attachWordKnowledge } from './meaning.ts';
 
 /** 'hybrid': lexical + semantic; 'lexical-only': no embeddings configured or the endpoint failed (reported, not hidden). */
@@ -67,7 +67,9 @@ export class Discovery {
     if (this.built) return this.built;
     const wv = this.config.semantic ? wordVectors() : null;
     if (this.config.semantic && !wv)
-      this.log?.warn('discovery: word-vector file missing; semantic ranking is off (lexical only)');
+      this.log?.warn(
+        `discovery: word-vector file missing; semantic ranking is off (lexical only) until it is built: ${WORD_VECTORS_BUILD_COMMAND}`,
+      );
     const local = wv ? new SifEmbedder(wv) : undefined;
     const embedder: Embedder | undefined = this.remote ? new CombinedEmbedder(local, this.remote) : local;
     this.built = new DiscoveryEngine(embedder);
