@@ -8,6 +8,7 @@ import type { TeamRunLog } from './run-log.ts';
 import type { TaskRecord, TeamRunStore } from './run-store.ts';
 import { execute, failTask } from './scheduler.ts';
 import { synthesize } from './synth.ts';
+import { traceTeamRun } from './team-trace.ts';
 import { prepareFresh, runTask, type SpecOf } from './worker.ts';
 
 export interface TeamRunEnv {
@@ -230,4 +231,6 @@ export async function runTeam(env: TeamRunEnv, mode: RunMode): Promise<void> {
     ...(rec.limit ? { limit: rec.limit } : {}),
     ...(detail ? { detail } : {}),
   });
+  // After `done`, so a slow observability backend never delays the answer.
+  await traceTeamRun(env, specOf, rec);
 }
