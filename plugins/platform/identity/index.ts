@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import {
   ApiKeyRequest,
   ApiKeyResult,
@@ -9,7 +10,7 @@ import {
   type IdentityCaller,
   type IdentityProvider,
 } from '../../../core/primitives/identity.ts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifySchema } from 'fastify';
 import { badGateway, isSwitchboardError } from '../../../core/errors.ts';
 import { requireCapability } from '../capability.ts';
 import { ownership } from '../ownership.ts';
@@ -60,64 +61,75 @@ async function ownerUse(
   if (exists) await ledger.assertOwnerUse(kind, p.name, name, who);
 }
 
+/**
+ * One way of drawing a secret from the identity provider: the route, the capability it needs, and which
+ * owned record (credential provider or workload identity) the request names.
+ */
+interface Draw<B extends TSchema, R extends TSchema> {
+  url: string;
+  summary: string;
+  body: B;
+  result: R;
+  capability: string;
+  /** For messages: the capability refusal and the backend failure. */
+  what: string;
+  kind: 'credential_provider' | 'workload_identity';
+  name: (body: Static<B>) => string;
+  call: (p: IdentityProvider, body: Static<B>, caller: IdentityCaller) => Promise<Static<R>>;
+}
+
 /** /api/v1/identity: token exchange (needs a real backend) and the records that configure it. */
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const identityFor = (headers: Record<string, string | string[] | undefined>) =>
     app.sb.providers.resolve<IdentityProvider>('identity', headers);
 
-  app.post(
-    '/token',
-    {
-      schema: {
-        tags,
-        summary: 'OAuth2 token for a credential provider',
-        body: TokenRequest,
-        response: { 200: TokenResult },
-      },
-    },
-    async (request) => {
+  // The three draws differ only in their schemas, capability and record: one handler serves them all.
+  // The schema typed as a plain FastifySchema: with generic TypeBox schemas the type provider cannot resolve
+  // the reply type, and Draw<B, R> already ties the body and the result to their schemas.
+  const draw = <B extends TSchema, R extends TSchema>(d: Draw<B, R>) => {
+    const schema: FastifySchema = { tags, summary: d.summary, body: d.body, response: { 200: d.result } };
+    app.post(d.url, { schema }, async (request) => {
+      const body = request.body as Static<B>;
       const p = identityFor(request.headers);
-      requireCapability(p, 'tokens', 'token issuance');
-      await ownerUse(request, p, 'credential_provider', request.body.credential_provider);
-      return backend(p, 'token issuance', () => p.getToken(request.body, callerOf(request)));
-    },
-  );
+      requireCapability(p, d.capability, d.what);
+      await ownerUse(request, p, d.kind, d.name(body));
+      return backend(p, d.what, () => d.call(p, body, callerOf(request)));
+    });
+  };
 
-  app.post(
-    '/api-key',
-    {
-      schema: {
-        tags,
-        summary: 'API key held by a credential provider',
-        body: ApiKeyRequest,
-        response: { 200: ApiKeyResult },
-      },
-    },
-    async (request) => {
-      const p = identityFor(request.headers);
-      requireCapability(p, 'api_keys', 'API key retrieval');
-      await ownerUse(request, p, 'credential_provider', request.body.credential_provider);
-      return backend(p, 'API key retrieval', () => p.getApiKey(request.body, callerOf(request)));
-    },
-  );
-
-  app.post(
-    '/workload-token',
-    {
-      schema: {
-        tags,
-        summary: 'Workload access token for an agent identity',
-        body: WorkloadTokenRequest,
-        response: { 200: WorkloadTokenResult },
-      },
-    },
-    async (request) => {
-      const p = identityFor(request.headers);
-      requireCapability(p, 'workload_tokens', 'workload token issuance');
-      await ownerUse(request, p, 'workload_identity', request.body.workload_name);
-      return backend(p, 'workload token issuance', () => p.getWorkloadToken(request.body, callerOf(request)));
-    },
-  );
+  draw({
+    url: '/token',
+    summary: 'OAuth2 token for a credential provider',
+    body: TokenRequest,
+    result: TokenResult,
+    capability: 'tokens',
+    what: 'token issuance',
+    kind: 'credential_provider',
+    name: (b) => b.credential_provider,
+    call: (p, b, caller) => p.getToken(b, caller),
+  });
+  draw({
+    url: '/api-key',
+    summary: 'API key held by a credential provider',
+    body: ApiKeyRequest,
+    result: ApiKeyResult,
+    capability: 'api_keys',
+    what: 'API key retrieval',
+    kind: 'credential_provider',
+    name: (b) => b.credential_provider,
+    call: (p, b, caller) => p.getApiKey(b, caller),
+  });
+  draw({
+    url: '/workload-token',
+    summary: 'Workload access token for an agent identity',
+    body: WorkloadTokenRequest,
+    result: WorkloadTokenResult,
+    capability: 'workload_tokens',
+    what: 'workload token issuance',
+    kind: 'workload_identity',
+    name: (b) => b.workload_name,
+    call: (p, b, caller) => p.getWorkloadToken(b, caller),
+  });
 
   await app.register(credentialProviders, { prefix: '/credential-providers' });
   await app.register(workloadIdentities, { prefix: '/workload-identities' });

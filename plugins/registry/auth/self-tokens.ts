@@ -40,16 +40,15 @@ export async function mintSelfToken(key: Uint8Array, input: MintInput): Promise<
     .sign(key);
 }
 
-export interface VerifiedIdentity {
-  username: string;
-  client_id?: string;
-  groups: string[];
-  /** Scope names granted by the token itself (self-signed) or by group mappings (IdP). */
-  scopes: string[];
-  auth_method: string;
-  provider: string;
-  token_kind?: 'user' | 'resource';
-  resource?: { type: ResourceType; id: string };
+/**
+ * Who a verified token names: the identity part of a UserContext (its grants are worked out from the scopes
+ * later). `scopes` are the names granted by the token itself (self-signed) or by group mappings (IdP).
+ */
+export interface VerifiedIdentity
+  extends Pick<
+    UserContext,
+    'username' | 'client_id' | 'groups' | 'scopes' | 'auth_method' | 'provider' | 'token_kind' | 'resource'
+  > {
   /** ms since epoch; the cache keeps the identity until then. */
   expiresAt: number;
 }
