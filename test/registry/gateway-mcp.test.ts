@@ -301,6 +301,8 @@ t.test('disabled, security-pending and unknown servers are refused with a clear 
   const backend = await recordingBackend(t);
   const { app, base, admin } = await listening(t);
   await register(t, app, admin, { name: 'Off', path: '/off', proxy_pass_url: backend.url });
+  // The registration starts a first health check of /off; it must be over before counting what reaches the backend.
+  await app.inject({ method: 'POST', url: '/api/servers/off/refresh', headers: admin });
   const off = await app.inject({
     method: 'POST',
     url: '/api/servers/toggle',
