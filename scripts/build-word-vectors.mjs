@@ -197,7 +197,10 @@ export async function ensureWordVectors({ root = ROOT, count = DEFAULT_COUNT, ou
   return target;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Run as a script. The name check matters too: discovery imports this file, so it is also bundled into dist/,
+// where import.meta.url is a bundle file that `node dist/<it>.js` could make equal to argv[1].
+const self = fileURLToPath(import.meta.url);
+if (process.argv[1] && resolve(process.argv[1]) === self && self.endsWith('build-word-vectors.mjs')) {
   const args = process.argv.slice(2);
   const outAt = args.indexOf('--out');
   const out = outAt >= 0 ? resolve(args[outAt + 1]) : undefined;
