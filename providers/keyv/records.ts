@@ -16,6 +16,8 @@ const BUILD_SLICE_MS = 4;
  * and a snapshot would only add writes (and background work after every burst of them).
  */
 export const SNAPSHOT_MIN_RECORDS = 1000;
+/** The longest a provider's close waits for pending snapshots to be written. */
+const FLUSH_TIMEOUT_MS = 10_000;
 /** Quiet time after the last write before a namespace's snapshot is rewritten (a burst of writes costs one). */
 const SNAPSHOT_DEBOUNCE_MS = 2000;
 
@@ -267,12 +269,23 @@ export class RecordStore {
     return p;
   }
 
-  /** Writes every pending snapshot now (provider close: a restart then loads instead of rebuilding). */
-  async flush(): Promise<void> {
+  /**
+   * Writes every pending snapshot now (provider close: a restart then loads instead of rebuilding). Bounded
+   * in time, so a store that stopped answering cannot hold up shutdown: a snapshot only saves work.
+   */
+  async flush(timeoutMs = FLUSH_TIMEOUT_MS): Promise<void> {
     const pending = [...this.saveTimers.keys()];
     for (const ns of pending) clearTimeout(this.saveTimers.get(ns));
     this.saveTimers.clear();
-    await Promise.all([...pending.map((ns) => this.saveSnapshot(ns)), ...this.saving.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...pending.map((ns) => this.saveSnapshot(ns)), ...this.saving.values()]),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, timeoutMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /** The manifest of a namespace's persisted index (tests and benches: what a restart would load). */

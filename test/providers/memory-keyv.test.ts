@@ -8,6 +8,9 @@ import { inMemoryMemory, keyvMemory } from '../../providers/keyv/memory-provider
 import { memoryConformance } from '../conformance/memory.ts';
 import { tempDir } from '../helpers/app.ts';
 
+// Three providers through the whole suite: over a minute when the machine is loaded.
+t.setTimeout(900_000);
+
 const ctx = (store: Store): ProviderContext => ({
   store,
   logger: pino({ level: 'silent' }),
