@@ -5,7 +5,7 @@ import type {
   Trace,
 } from '../../core/primitives/observability.ts';
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
-import { hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit } from './list.ts';
+import { hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, type Stored } from './list.ts';
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
 import { collectionsOf, generationOf, isoTime, logOf, scoreOf, traceOf } from './records.ts';
 import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
@@ -179,7 +179,7 @@ async function create(
         (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model);
       const hits: Hit<GenerationRecord>[] = await hitsOf(cols.generations, keep, w);
       // Plus the generation spans of traces: of the one trace asked for, or of every trace.
-      const derived = (stored: { j: string; seq: string }) => {
+      const derived = (stored: Stored<Trace>) => {
         for (const [i, g] of generationsIn(unwrap(stored)).entries())
           if (inRange(g.timestamp, w) && keep(g)) hits.push({ v: g, k: [g.timestamp, `${stored.seq}:${i}`] });
       };
