@@ -8,8 +8,10 @@ import type { Store } from '../../../core/store.ts';
  * ticks in slot n sweeps only if it is the first to claim `n`, an atomic
  * set-if-absent in the store (SET NX on Redis). Each replica ticks once per
  * interval, so exactly one sweep starts per slot whichever replica's timer
- * comes first, and adding replicas adds no backend traffic. The slot number is
- * the fencing token: it only grows, and a claim expires after two intervals.
+ * comes first, and adding replicas adds no backend traffic. A claim expires
+ * after two intervals. Nothing fences the writes of a sweep that outlasts its
+ * interval: the next slot's sweep (maybe on another replica) can then check
+ * some servers a second time, and the later result wins, as with a refresh.
  *
  * A store that cannot be asked means no sweep this time (its results could not
  * be saved anyway); the next tick asks again.
