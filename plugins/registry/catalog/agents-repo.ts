@@ -1,4 +1,3 @@
-import MiniSearch from 'minisearch';
 import type { Store } from '../../../core/store.ts';
 import type { AgentRecord, TrustLevel } from './records.ts';
 import { IndexedCollection } from './repository.ts';
@@ -27,35 +26,30 @@ export interface DiscoveryHit {
 }
 
 /**
- * A2A agent cards. Discovery keeps per-agent skill/tag sets and a MiniSearch
- * index, both rebuilt lazily after a change, so a discovery over 10,000 agents
- * is a set lookup per agent rather than string work.
+ * A2A agent cards. Skill discovery keeps per-agent skill/tag sets, rebuilt
+ * lazily after a change, so a discovery over 10,000 agents is a set lookup per
+ * agent rather than string work. Ranking by meaning is the discovery engine's
+ * (plugins/registry/discovery), not this repository's.
  */
 export class AgentRepository {
   readonly index: IndexedCollection<AgentRecord>;
   private prepared?: Map<string, Prepared>;
-  private search?: MiniSearch<{ id: string; name: string; description: string; skills: string; tags: string }>;
 
   constructor(store: Store) {
     this.index = new IndexedCollection<AgentRecord>(store, 'registry_agents', (a) => a.path);
     this.index.onChange(() => {
       this.prepared = undefined;
-      this.search = undefined;
     });
   }
 
   load = async () => {
     await this.index.load();
     this.prepared = undefined;
-    this.search = undefined;
   };
   sync = async () => {
     const before = this.index.list();
     await this.index.sync();
-    if (this.index.list() !== before) {
-      this.prepared = undefined;
-      this.search = undefined;
-    }
+    if (this.index.list() !== before) this.prepared = undefined;
   };
 
   private prep(): Map<string, Prepared> {
@@ -107,39 +101,5 @@ export class AgentRepository {
       if (top.length > max) top.pop();
     }
     return top;
-  }
-
-  /** Lexical ranking (BM25 via MiniSearch) over name, description, skills and tags; scores scaled to 0..1 against the best hit. */
-  semantic(
-    query: string,
-    include: (a: AgentRecord) => boolean,
-    max: number,
-  ): Array<{ agent: AgentRecord; relevance_score: number }> {
-    if (!this.search) {
-      const ms = new MiniSearch<{ id: string; name: string; description: string; skills: string; tags: string }>({
-        fields: ['name', 'description', 'skills', 'tags'],
-        searchOptions: { boost: { name: 3, skills: 2, tags: 1.5 }, prefix: true, fuzzy: 0.2 },
-      });
-      ms.addAll(
-        this.index.list().map((a) => ({
-          id: a.path,
-          name: a.name,
-          description: a.description,
-          skills: a.skills.map((s) => `${s.name} ${s.description ?? ''} ${(s.tags ?? []).join(' ')}`).join(' '),
-          tags: a.tags.join(' '),
-        })),
-      );
-      this.search = ms;
-    }
-    const results = this.search.search(query, { combineWith: 'OR' });
-    const out: Array<{ agent: AgentRecord; relevance_score: number }> = [];
-    const top = results[0]?.score ?? 1;
-    for (const r of results) {
-      const a = this.index.get(r.id as string);
-      if (!a || !include(a)) continue;
-      out.push({ agent: a, relevance_score: Math.round((r.score / top) * 10000) / 10000 });
-      if (out.length >= max) break;
-    }
-    return out;
   }
 }
