@@ -106,7 +106,10 @@ if (!redisUrl) {
     () =>
       new Promise((res) => {
         const s = connect(redisPort, '127.0.0.1');
-        s.once('connect', () => (s.destroy(), res(true)));
+        s.once('connect', () => {
+          s.destroy();
+          res(true);
+        });
         s.once('error', () => res(false));
       }),
   );
