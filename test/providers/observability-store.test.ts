@@ -285,3 +285,26 @@ t.test('OTLP export with a dead collector: ingest still answers, the bounded que
   t.ok(stats.dropped > 0 && stats.dropped <= 6, `drops counted (${stats.dropped})`);
   t.equal(stats.exported, 0, 'nothing reached a collector');
 });
+
+t.test('OTEL_EXPORTER_OTLP_ENDPOINT turns export on when the instance has no otlp_endpoint', async (t) => {
+  const rx = await receiver();
+  t.teardown(rx.close);
+  const before = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = rx.url;
+  t.teardown(() => {
+    if (before === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = before;
+  });
+  const p = await make(() => openStore({ backend: 'memory' }))();
+  t.teardown(() => p.close());
+  await p.ingestTrace({ name: 'from-env' });
+  await p.flush!();
+  t.same(
+    rx.spans.map((s) => s.name),
+    ['from-env'],
+  );
+  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const quiet = await make(() => openStore({ backend: 'memory' }))();
+  t.teardown(() => quiet.close());
+  t.equal(quiet.exportStats(), undefined, 'no endpoint anywhere: no exporter at all');
+});
