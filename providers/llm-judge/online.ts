@@ -148,7 +148,10 @@ export class OnlineEvaluation {
   drained(): Promise<void> {
     if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
     return new Promise((res) => {
-      const f = () => (this.idle.delete(f), res());
+      const f = () => {
+        this.idle.delete(f);
+        res();
+      };
       this.idle.add(f);
     });
   }
