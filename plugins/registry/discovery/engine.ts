@@ -26,6 +26,8 @@ export interface Hit {
 
 /** Words in names, tool names and tags: what typo tolerance corrects towards. */
 const NAME_FIELDS: readonly Field[] = ['name', 'tool_names', 'tags'];
+/** The fields whose words are expanded with related words at index time. */
+const RELATED_FROM: readonly Field[] = ['description', 'tags'];
 /** Words of names and descriptions: where neighbours by meaning are looked for. */
 const TEXT_FIELDS: readonly Field[] = ['name', 'description', 'tool_descriptions', 'tags'];
 const pick = (fw: Partial<Record<Field, string[]>>, fields: readonly Field[]) => fields.flatMap((f) => fw[f] ?? []);
@@ -100,7 +102,11 @@ export class DiscoveryEngine {
     // Each field is split into words once, for BM25 and both vocabularies.
     const fw: Partial<Record<Field, string[]>> = {};
     for (const f of FIELDS) if (doc.fields[f]) fw[f] = words(doc.fields[f]!);
-    this.bm25.addWords(slot, fw);
+    // Document-side expansion: the description's and tags' related words join the low-weight metadata field, so a
+    // query in other words (`hire` for `hiring`, `download` for `upload`) meets the doc halfway. BM25 only: the
+    // vocabularies, the vectors and the match context keep the doc's own words.
+    const related = this.relatedWords?.(pick(fw, RELATED_FROM));
+    this.bm25.addWords(slot, related?.length ? { ...fw, metadata: [...(fw.metadata ?? []), ...related] } : fw);
     this.vocab.add(pick(fw, NAME_FIELDS));
     this.textVocab.add(pick(fw, TEXT_FIELDS));
     const gist = [...words(doc.title), ...pick(fw, doc.gistFields)];
@@ -229,6 +235,8 @@ export class DiscoveryEngine {
   align?: (queryWords: readonly string[]) => (docRows: Int32Array) => number;
   /** Set by the lifecycle: the word-vector rows of a doc's words (unique, stopwords left out). */
   rowsOf?: (ws: readonly string[]) => Int32Array;
+  /** Set by the lifecycle: words related in meaning to a doc's own words (document-side expansion). */
+  relatedWords?: (ws: readonly string[]) => string[];
   /** Set by the lifecycle: index words nearest in meaning to a word the index lacks. */
   neighbours?: (w: string) => { word: string; weight: number }[];
 

@@ -14,6 +14,14 @@ const ZIPF_H = Math.log(341_479) + 0.5772;
 const NEIGHBOUR_MIN_COS = 0.55;
 const NEIGHBOURS = 3;
 const NEIGHBOUR_MIN_RANK = 1_000;
+/**
+ * Document-side expansion: each description or tag word brings its RELATED nearest words among the RELATED_POOL
+ * most common ones (rows RELATED_SKIP.. of the frequency-ordered table; the very commonest are near everything).
+ */
+const RELATED = 3;
+const RELATED_MIN_COS = 0.6;
+const RELATED_SKIP = 300;
+const RELATED_POOL = 20_000;
 
 export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): void {
   const { rows, data, dims } = wv;
@@ -25,6 +33,61 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
     return SAY_A / (SAY_A + p);
   };
   const say = engine.wordWeight;
+  // Rows are frequency ranks, so the pool is one contiguous block of the table. A word's related words are computed
+  // once per process (one pass over the pool, ~2 M multiply-adds) and kept: a catalog repeats its words.
+  const related = new Map<number, string[]>();
+  let byRow: string[] | undefined;
+  let eligible: Uint8Array | undefined;
+  const relatedOf = (r: number): string[] => {
+    let got = related.get(r);
+    if (got) return got;
+    if (!byRow || !eligible) {
+      byRow = [];
+      for (const [w, row] of rows) if (row < RELATED_POOL) byRow[row] = w;
+      eligible = new Uint8Array(RELATED_POOL);
+      for (let o = RELATED_SKIP; o < RELATED_POOL; o++) {
+        const w = byRow[o];
+        eligible[o] = w !== undefined && /^[a-z]{3,}$/.test(w) && !STOPWORDS.has(w) ? 1 : 0;
+      }
+    }
+    const best: { row: number; cos: number }[] = [];
+    const q = data.subarray(r * dims, (r + 1) * dims);
+    const end = Math.min(RELATED_POOL, rows.size);
+    const four = dims - (dims % 4);
+    // Unrolled by four, as the engine's scan: this loop is the whole cost of the expansion.
+    for (let o = RELATED_SKIP; o < end; o++) {
+      if (o === r || !eligible[o]) continue;
+      const ob = o * dims;
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let k = 0; k < four; k += 4) {
+        a0 += q[k]! * data[ob + k]!;
+        a1 += q[k + 1]! * data[ob + k + 1]!;
+        a2 += q[k + 2]! * data[ob + k + 2]!;
+        a3 += q[k + 3]! * data[ob + k + 3]!;
+      }
+      for (let k = four; k < dims; k++) a0 += q[k]! * data[ob + k]!;
+      const dot = a0 + a1 + a2 + a3;
+      if (dot >= RELATED_MIN_COS) best.push({ row: o, cos: dot });
+    }
+    best.sort((a, b) => b.cos - a.cos);
+    got = best.slice(0, RELATED).map((b) => byRow![b.row]!);
+    related.set(r, got);
+    return got;
+  };
+  engine.relatedWords = (ws) => {
+    const own = new Set(ws);
+    const out = new Set<string>();
+    for (const w of own) {
+      const r = rows.get(w);
+      // The commonest words (`use`, `new`) are near everything: expanding them adds noise.
+      if (r === undefined || r < RELATED_SKIP || STOPWORDS.has(w)) continue;
+      for (const n of relatedOf(r)) if (!own.has(n)) out.add(n);
+    }
+    return [...out];
+  };
   engine.rowsOf = (ws) => {
     const out = new Set<number>();
     for (const w of ws) {
