@@ -48,8 +48,13 @@ export function TracePage({ id }: { id: string }) {
   if (error) return <ErrorBox error={error} />;
   if (!trace) return <Loading what="the trace" />;
 
+  // A provider may list a trace's generation spans as generations too (the store provider derives them):
+  // show such a turn once, as the generation, which carries the model and tokens.
+  const listed = new Set((gens?.generations ?? []).map((g) => `${g.name}\u0000${g.start_time}`));
   const rows: Row[] = [
-    ...trace.spans.map((s) => ({ ...s, kind: 'span' as const })),
+    ...trace.spans
+      .filter((s) => !listed.has(`${s.name}\u0000${s.start_time}`))
+      .map((s) => ({ ...s, kind: 'span' as const })),
     ...(gens?.generations ?? []).map((g) => ({ ...g, kind: 'generation' as const })),
   ];
   const { bars, totalMs } = layoutTimeline(rows);
