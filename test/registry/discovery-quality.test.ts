@@ -44,6 +44,6 @@ t.test('discovery quality on the development set', async (t) => {
   goal(row('typo').ndcg10 >= 0.75, `typo NDCG@10 ${row('typo').ndcg10.toFixed(3)} >= 0.75`);
   goal(row('no_answer').empty! >= 0.8, `no-answer queries empty above the floor: ${row('no_answer').empty} >= 0.8`);
   // What the engine reaches today, as a floor against regressions.
-  t.ok(row('overall').ndcg10 >= 0.88, "overall NDCG@10 does not fall under today's 0.887");
+  t.ok(row('overall').ndcg10 >= 0.88, "overall NDCG@10 does not fall under today's 0.884");
   t.ok(row('paraphrase').ndcg10 >= 0.7, "paraphrase NDCG@10 does not fall under today's 0.720");
 });

@@ -21,7 +21,7 @@ const NEIGHBOUR_MIN_RANK = 1_000;
 const RELATED = 3;
 const RELATED_MIN_COS = 0.6;
 const RELATED_SKIP = 300;
-const RELATED_POOL = 20_000;
+const RELATED_POOL = 10_000;
 
 export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): void {
   const { rows, data, dims } = wv;
