@@ -70,5 +70,7 @@ export function securityFor(path: string): SecurityRequirement {
   if (path === '/validate') return anyOf('xAuthorization', 'bearer', 'session');
   // The MCP gateway (/{server}/mcp, /sse, /messages) reads X-Authorization first, then Authorization.
   if (/^\/\{[^}]+\}\/(mcp|sse|messages)$/.test(path)) return anyOf('xAuthorization', 'bearer');
+  // The internal admin endpoints take the local admin's Basic credentials or an admin's console session, no bearer.
+  if (under(path, '/api/internal')) return anyOf('basic', 'session');
   return anyOf('bearer', 'basic', 'session');
 }

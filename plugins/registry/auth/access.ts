@@ -1,5 +1,6 @@
 import { SwitchboardError, forbidden } from '../../../core/errors.ts';
 import type { FastifyRequest } from 'fastify';
+import { checkCsrf, UNSAFE_METHODS } from './csrf.ts';
 import type { UiPermission, UserContext } from './context.ts';
 import { normalizePath } from './paths.ts';
 import { resourceKey } from './resource-binding.ts';
@@ -124,15 +125,28 @@ export function requireAdmin(user: Subject): UserContext {
 }
 
 /**
- * /api/internal/*: HTTP Basic with the admin's credentials, nothing else
- * (401 with a Basic challenge otherwise, so curl -u and browsers prompt).
+ * /api/internal/*: HTTP Basic with the admin's credentials (scripts), or the
+ * console's signed-in admin session (issue 20: the groups page creates and
+ * deletes groups). A session that is not an admin gets 403; anything else a
+ * 401 with a Basic challenge, so curl -u and browsers prompt. Bearer tokens
+ * stay refused here: the spec gives these endpoints to the local admin only.
  */
 export function requireBasicAdmin(request: FastifyRequest): UserContext {
   if (request.authSource === 'basic' && request.user?.is_admin) return request.user;
+  if (request.authSource === 'cookie' && request.session && request.user) {
+    if (!request.user.is_admin || request.user.resource)
+      throw forbidden(
+        'SB_ERR_AUTH_ADMIN_REQUIRED',
+        'The internal admin endpoints need an administrator; this session is not one',
+      );
+    // The auth plugin's preValidation hook already checked it; again here (idempotent) so no route can skip it.
+    if (UNSAFE_METHODS.has(request.method)) checkCsrf(request);
+    return request.user;
+  }
   const why =
     request.authSource === 'basic'
       ? 'Invalid admin username or password'
-      : 'HTTP Basic authentication with the admin credentials is required';
+      : "HTTP Basic authentication with the admin credentials (or a signed-in admin's session cookie) is required";
   throw new SwitchboardError(401, 'SB_ERR_AUTH_BASIC_REQUIRED', why, {
     headers: { 'www-authenticate': 'Basic realm="mcp-registry", charset="UTF-8"' },
   });

@@ -10,7 +10,8 @@ import { registryAuthOf } from '../auth/index.ts';
 import { grantServerToGroups, revokeServerFromGroups } from './server-scopes.ts';
 
 /**
- * Internal admin endpoints (spec 4.5), HTTP Basic only. healthcheck belongs to
+ * Internal admin endpoints (spec 4.5): HTTP Basic, or the signed-in admin's
+ * session cookie with its CSRF token (requireBasicAdmin). healthcheck belongs to
  * the health issue; create/delete/list-groups to registry auth.
  */
 

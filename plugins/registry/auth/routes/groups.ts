@@ -39,7 +39,7 @@ const GroupInfo = Type.Object({
 });
 
 /**
- * Groups (internal admin, HTTP Basic). A group is a record plus a scope
+ * Groups (internal admin: HTTP Basic, or the console's admin session). A group is a record plus a scope
  * document of the same name mapped to it, so adding servers to the group
  * grants its members those servers. Groups named by scope files are system
  * groups. Syncing with the IdP's admin API is not implemented: the flags are
@@ -61,6 +61,7 @@ export default async function groupRoutes(fastify: FastifyInstance): Promise<voi
         response: {
           201: Type.Object({ message: Type.String(), group: GroupInfo }),
           401: ErrorBody,
+          403: ErrorBody,
           409: ErrorBody,
           422: ErrorBody,
         },
@@ -145,6 +146,7 @@ export default async function groupRoutes(fastify: FastifyInstance): Promise<voi
         response: {
           200: Type.Object({ groups: Type.Array(GroupInfo), total: Type.Integer(), idp_sync: Type.String() }),
           401: ErrorBody,
+          403: ErrorBody,
         },
       },
     },
