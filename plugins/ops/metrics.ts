@@ -78,6 +78,37 @@ export default fp(
       },
     });
 
+    // Observability `store` writes behind the request (write-behind.ts): records written, dropped because the
+    // queue was full, and dropped after the store failed every retry; the queue depth beside them.
+    new Counter({
+      name: 'switchboard_observability_store_writes_total',
+      help: 'Observability records by provider and outcome (written, dropped: queue full, failed: store down past retries)',
+      labelNames: ['provider', 'outcome'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const p of app.sb.providers.all()) {
+          const stats = (p as { writeStats?: () => Record<string, number> }).writeStats?.();
+          if (stats)
+            for (const outcome of ['written', 'dropped', 'failed'])
+              this.inc({ provider: p.name, outcome }, stats[outcome] ?? 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'switchboard_observability_store_queued',
+      help: 'Observability records waiting in the write-behind queue by provider',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const p of app.sb.providers.all()) {
+          const stats = (p as { writeStats?: () => Record<string, number> }).writeStats?.();
+          if (stats) this.set({ provider: p.name }, stats.queued ?? 0);
+        }
+      },
+    });
+
     // Recorders are asked for once per wrapped provider method (core/providers.ts), so these maps are not on the call path;
     // they keep one series per label set if a method is wrapped again.
     const callCounts = new Map<string, ReturnType<typeof calls.child>>();

@@ -10,6 +10,7 @@ import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
 import { collectionsOf, generationOf, isoTime, logOf, scoreOf, traceOf } from './records.ts';
 import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
 import { detailOf, newestFirst, sessionsOf } from './sessions.ts';
+import { WRITE_BEHIND_DEFAULTS, WriteBehind, type WriteStats } from './write-behind.ts';
 
 const CAPABILITIES: ObservabilityCapabilities = {
   ingest: true,
@@ -31,6 +32,8 @@ const range = (q: { from?: string; to?: string }) => ({
 export interface StoreObservability extends ObservabilityProvider {
   sweep(now?: number): Promise<number>;
   exportStats(): ExportStats | undefined;
+  /** The write-behind queue's counters (written, dropped when full, failed after retries, queued). */
+  writeStats(): WriteStats;
 }
 
 /**
@@ -73,7 +76,18 @@ async function create(
     maxRecords: num(options.max_records, RETENTION_DEFAULTS.maxRecords, 1),
     intervalMs: num(options.sweep_interval_ms, RETENTION_DEFAULTS.intervalMs),
   };
-  const sweeper = startSweeper(cols, retention, ctx.logger);
+  const writes = new WriteBehind(
+    {
+      maxQueue: num(options.write_queue_size, WRITE_BEHIND_DEFAULTS.maxQueue, 1),
+      batchSize: num(options.write_batch_size, WRITE_BEHIND_DEFAULTS.batchSize, 1),
+      delayMs: num(options.write_delay_ms, WRITE_BEHIND_DEFAULTS.delayMs, 1),
+      maxRetries: num(options.write_retries, WRITE_BEHIND_DEFAULTS.maxRetries),
+    },
+    ctx.logger,
+  );
+  // A scan (list, sessions, retention) reads the store: what is queued goes there first.
+  const flushed = () => writes.flush();
+  const sweeper = startSweeper(cols, retention, ctx.logger, flushed);
   const endpoint =
     typeof options.otlp_endpoint === 'string' && options.otlp_endpoint
       ? options.otlp_endpoint
@@ -118,17 +132,17 @@ async function create(
     capabilities: CAPABILITIES,
     async ingestTrace(input) {
       const trace = traceOf(input);
-      await cols.traces.set(trace.trace_id, wrap(trace));
+      writes.enqueue(cols.traces, trace.trace_id, wrap(trace));
       if (otlp) exporting(() => otlp.exportTrace(trace));
       announce(trace);
       return { trace_id: trace.trace_id, status: 'accepted' };
     },
     async getTrace(id) {
-      const s = await cols.traces.get(id);
+      const s = writes.peek(cols.traces, id) ?? (await cols.traces.get(id));
       return s && unwrap(s);
     },
     async updateTrace(id, update) {
-      const stored = await cols.traces.get(id);
+      const stored = writes.peek(cols.traces, id) ?? (await cols.traces.get(id));
       if (!stored) return undefined;
       const cur = unwrap(stored);
       const { metadata, tags, ...fields } = update;
@@ -138,10 +152,11 @@ async function create(
         ...(tags ? { tags } : {}),
         metadata: { ...cur.metadata, ...(metadata ?? {}) },
       };
-      await cols.traces.set(id, wrap(next, stored.seq));
+      writes.enqueue(cols.traces, id, wrap(next, stored.seq));
       return next;
     },
     async listTraces(q) {
+      await flushed();
       const page = await listOf(
         cols.traces,
         (t) =>
@@ -155,10 +170,11 @@ async function create(
     },
     async ingestLog(input) {
       const entry = logOf(input);
-      await cols.logs.set(entry.log_id, wrap(entry));
+      writes.enqueue(cols.logs, entry.log_id, wrap(entry));
       return entry;
     },
     async listLogs(q) {
+      await flushed();
       const page = await listOf(
         cols.logs,
         (l) =>
@@ -169,11 +185,12 @@ async function create(
     },
     async ingestGeneration(input) {
       const gen = generationOf(input);
-      await cols.generations.set(gen.generation_id, wrap(gen));
+      writes.enqueue(cols.generations, gen.generation_id, wrap(gen));
       if (otlp) exporting(() => otlp.exportGeneration(gen));
       return gen;
     },
     async listGenerations(q) {
+      await flushed();
       const w = { ...q, ...range(q) };
       const keep = (g: GenerationRecord) =>
         (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model);
@@ -192,10 +209,11 @@ async function create(
     },
     async ingestScore(input) {
       const score = scoreOf(input);
-      await cols.scores.set(score.score_id, wrap(score));
+      writes.enqueue(cols.scores, score.score_id, wrap(score));
       return score;
     },
     async listScores(q) {
+      await flushed();
       const page = await listOf(
         cols.scores,
         (s) =>
@@ -208,17 +226,20 @@ async function create(
       return { scores: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async getScore(id) {
-      const s = await cols.scores.get(id);
+      const s = writes.peek(cols.scores, id) ?? (await cols.scores.get(id));
       return s && unwrap(s);
     },
     async deleteScore(id) {
+      await flushed(); // a queued score must not land after its delete
       return cols.scores.delete(id);
     },
     async listSessions(q) {
+      await flushed();
       const all = newestFirst((await sessionsOf(cols, q.user_id)).values());
       return { sessions: all.slice(q.offset, q.offset + q.limit), total: all.length };
     },
     async getSession(id) {
+      await flushed();
       const entry = (await sessionsOf(cols, undefined, id)).get(id);
       return entry && detailOf(entry);
     },
@@ -227,15 +248,22 @@ async function create(
       return () => listeners.delete(listener);
     },
     async flush() {
+      await flushed();
       await otlp?.flush();
     },
-    sweep: (now) => sweep(cols, retention, now),
+    sweep: async (now) => {
+      await flushed();
+      return sweep(cols, retention, now);
+    },
     exportStats: () => otlp?.stats(),
+    writeStats: () => writes.writeStats(),
     // The store answers for itself: this provider is as healthy as the store it writes to.
     healthcheck: () => ctx.store.healthcheck(),
     async close() {
       listeners.clear();
       await sweeper.stop();
+      // Before the store closes (the app closes providers first): a trace written just now survives a restart.
+      await writes.close();
       await otlp?.close().catch(() => undefined);
     },
   };

@@ -44,11 +44,18 @@ export async function sweep(cols: Collections, opts: RetentionOptions, now = Dat
  * a sweep never overlaps the previous one; a failing store is logged and tried
  * again next time, never thrown into a request.
  */
-export function startSweeper(cols: Collections, opts: RetentionOptions, logger: FastifyBaseLogger | undefined) {
+export function startSweeper(
+  cols: Collections,
+  opts: RetentionOptions,
+  logger: FastifyBaseLogger | undefined,
+  /** Writes what is queued (write-behind.ts) first, so a queued record is counted and aged like the rest. */
+  flushed: () => Promise<void> = async () => undefined,
+) {
   let running: Promise<unknown> | undefined;
   const tick = () => {
     if (running) return;
-    running = sweep(cols, opts)
+    running = flushed()
+      .then(() => sweep(cols, opts))
       .then((n) => {
         if (n > 0) logger?.debug({ deleted: n }, 'observability retention sweep');
       })

@@ -308,3 +308,128 @@ t.test('OTEL_EXPORTER_OTLP_ENDPOINT turns export on when the instance has no otl
   t.teardown(() => quiet.close());
   t.equal(quiet.exportStats(), undefined, 'no endpoint anywhere: no exporter at all');
 });
+
+// Write-behind (write-behind.ts): an ingest queues the record and returns; a flusher writes it.
+
+/** Polls until `ok` holds (no timing assertion: the test only fails if it never holds). */
+async function until(ok: () => boolean, what: string, tries = 600): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+t.test('write-behind: a trace written and read back at once is there (get, list, sessions, generations)', async (t) => {
+  // A delay far beyond the test: nothing reaches the store unless a read flushes it.
+  const p = await make(() => openStore({ backend: 'sqlite', dataDir: tempDir() }), { write_delay_ms: 600_000 })();
+  t.teardown(() => p.close());
+  const { trace_id } = await p.ingestTrace({
+    name: 'now',
+    session_id: 's1',
+    spans: [{ name: 'llm', metadata: { type: 'generation', model: 'm' }, usage: { total_tokens: 7 } }],
+  } as never);
+  t.equal(p.writeStats().queued, 1, 'queued, not yet written');
+  t.equal((await p.getTrace!(trace_id))?.name, 'now', 'get answers from the queue');
+  await p.updateTrace!(trace_id, { tags: ['x'] });
+  t.same((await p.getTrace!(trace_id))?.tags, ['x'], 'an update of a queued trace replaces it');
+  const list = await p.listTraces!({ limit: 10, offset: 0 });
+  t.same(
+    list.traces.map((x) => x.trace_id),
+    [trace_id],
+    'list sees it',
+  );
+  t.equal(p.writeStats().written, 1, 'the list flushed it: one record written (the update coalesced)');
+  t.equal((await p.listSessions!({ limit: 10, offset: 0 })).sessions[0]?.total_tokens, 7);
+  t.equal((await p.listGenerations!({ limit: 10, offset: 0 })).generations.length, 1);
+  const score = await p.ingestScore!({ trace_id, name: 'q', value: 1, data_type: 'NUMERIC' } as never);
+  t.equal((await p.getScore!(score.score_id))?.value, 1, 'a queued score reads back');
+  t.ok(await p.deleteScore!(score.score_id), 'and deletes (flushed first, so it cannot land after the delete)');
+  t.equal(await p.getScore!(score.score_id), undefined);
+});
+
+t.test('write-behind: the timer writes on its own; a full queue drops and counts, never waits', async (t) => {
+  const p = await make(() => openStore({ backend: 'memory' }), { write_delay_ms: 10 })();
+  t.teardown(() => p.close());
+  await p.ingestTrace({ name: 'a' });
+  await until(() => p.writeStats().written === 1, 'timer flush');
+  t.equal(p.writeStats().queued, 0);
+
+  const small = await make(() => openStore({ backend: 'memory' }), { write_delay_ms: 600_000, write_queue_size: 2 })();
+  t.teardown(() => small.close());
+  for (const name of ['a', 'b', 'c']) await small.ingestTrace({ name });
+  t.match(small.writeStats(), { queued: 2, dropped: 1, written: 0 });
+  t.equal((await small.listTraces!({ limit: 10, offset: 0 })).total, 2, 'the two queued ones are kept');
+});
+
+t.test('write-behind: close() flushes, so a trace written just before a restart is there after it', async (t) => {
+  const dataDir = tempDir();
+  const s1 = await openStore({ backend: 'sqlite', dataDir });
+  const p1 = await storeObservability.create('restart', { sweep_interval_ms: 0, write_delay_ms: 600_000 }, ctx(s1));
+  const { trace_id } = await p1.ingestTrace({ name: 'last words' });
+  await p1.close();
+  await s1.close();
+  const s2 = await openStore({ backend: 'sqlite', dataDir });
+  const p2 = await storeObservability.create('restart', { sweep_interval_ms: 0 }, ctx(s2));
+  t.teardown(async () => {
+    await p2.close();
+    await s2.close();
+  });
+  t.equal((await p2.getTrace!(trace_id))?.name, 'last words');
+});
+
+t.test(
+  'write-behind: Redis down during a flush keeps the batch for the retries, then writes it when back',
+  async (t) => {
+    let redis = await startRedis();
+    const port = redis.port;
+    t.teardown(() => redis.stop());
+    const store = await openStore({ backend: 'redis', url: redis.url });
+    const p = await storeObservability.create(
+      'outage',
+      { sweep_interval_ms: 0, write_delay_ms: 20, write_retries: 100 },
+      ctx(store),
+    );
+    t.teardown(async () => {
+      await p.close();
+      await store.close();
+    });
+    redis.stop();
+    const { trace_id } = await p.ingestTrace({ name: 'during outage' });
+    t.equal((await p.getTrace!(trace_id))?.name, 'during outage', 'readable from the queue while the store is down');
+    await t.rejects(
+      p.listTraces!({ limit: 10, offset: 0 }),
+      { statusCode: 503, code: 'SB_ERR_STORE_UNAVAILABLE' },
+      "a scan during the outage is the store's 503, not a list without the queued trace",
+    );
+    t.equal(p.writeStats().written, 0);
+    t.equal(p.writeStats().queued, 1, 'kept for retry');
+    redis = await startRedis(port);
+    await until(() => p.writeStats().written === 1, 'retry after Redis came back');
+    t.same(
+      (await p.listTraces!({ limit: 10, offset: 0 })).traces.map((x) => x.trace_id),
+      [trace_id],
+    );
+    t.equal(p.writeStats().failed, 0);
+  },
+);
+
+t.test('write-behind: a store that stays down drops the batch after the retries and counts it', async (t) => {
+  const redis = await startRedis();
+  t.teardown(() => redis.stop());
+  const store = await openStore({ backend: 'redis', url: redis.url });
+  const p = await storeObservability.create(
+    'down',
+    { sweep_interval_ms: 0, write_delay_ms: 5, write_retries: 2 },
+    ctx(store),
+  );
+  t.teardown(async () => {
+    await p.close();
+    await store.close();
+  });
+  redis.stop();
+  await p.ingestTrace({ name: 'lost' });
+  await p.ingestLog!({ message: 'lost too', level: 'info', metadata: {} });
+  await until(() => p.writeStats().failed === 2, 'dropped after 2 retries');
+  t.match(p.writeStats(), { queued: 0, written: 0, failed: 2 });
+});

@@ -1,0 +1,224 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Collection } from '../../core/store-types.ts';
+import type { Stored } from './list.ts';
+
+type Col = Collection<Stored<unknown>>;
+
+export interface WriteBehindOptions {
+  /** Records waiting at most; beyond it a new record is dropped (and counted), never waited for. */
+  maxQueue: number;
+  /** Records written per flush. */
+  batchSize: number;
+  /** How long a record may wait before a flush starts (ms). */
+  delayMs: number;
+  /** Failed flushes of one batch before it is dropped (and counted). */
+  maxRetries: number;
+}
+
+export const WRITE_BEHIND_DEFAULTS: WriteBehindOptions = {
+  maxQueue: 10_000,
+  batchSize: 256,
+  delayMs: 50,
+  maxRetries: 5,
+};
+
+/** For /metrics: records written, dropped because the queue was full, dropped after failed retries, waiting now. */
+export interface WriteStats {
+  written: number;
+  dropped: number;
+  failed: number;
+  queued: number;
+}
+
+/**
+ * Observability writes off the request path. Telemetry is written behind, as
+ * OTLP exporters do: an ingest puts the record in a bounded queue and returns,
+ * and a flusher writes batches on a short timer or when a batch is full. One
+ * record per key is kept (an update of a queued trace replaces it), so the
+ * queue never writes a stale value over a newer one.
+ *
+ * Reads stay consistent: `peek` answers a key from the queue (and from the
+ * batch being written), and a scan calls `flush()` first. What a crash can
+ * lose is what was queued (at most `maxQueue` records, normally one timer's
+ * worth); close() flushes with a bounded wait.
+ *
+ * The core store has no batch operation (core/store-types.ts), so a batch is
+ * sequential sets, off the request path.
+ */
+export class WriteBehind {
+  private readonly queue = new Map<Col, Map<string, Stored<unknown>>>();
+  /** The batch being written: still readable through peek until it is in the store. */
+  private inflight = new Map<Col, Map<string, Stored<unknown>>>();
+  private size = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private failures = 0;
+  private lastError: unknown;
+  private closed = false;
+  private readonly stats = { written: 0, dropped: 0, failed: 0 };
+
+  constructor(
+    private readonly opts: WriteBehindOptions,
+    private readonly logger: FastifyBaseLogger | undefined,
+  ) {}
+
+  /** Queue a write; false when the queue is full and the record was dropped. */
+  enqueue<T>(col: Collection<Stored<T>>, key: string, value: Stored<T>): boolean {
+    const c = col as Col;
+    let m = this.queue.get(c);
+    const replaces = m?.has(key) === true;
+    if (!replaces && this.size >= this.opts.maxQueue) {
+      this.stats.dropped++;
+      return false;
+    }
+    if (!m) this.queue.set(c, (m = new Map()));
+    m.set(key, value as Stored<unknown>);
+    if (!replaces) this.size++;
+    if (this.size >= this.opts.batchSize) this.kick(0);
+    else this.kick(this.opts.delayMs);
+    return true;
+  }
+
+  /** The newest unwritten value of a key, if any. */
+  peek<T>(col: Collection<Stored<T>>, key: string): Stored<T> | undefined {
+    const c = col as Col;
+    return (this.queue.get(c)?.get(key) ?? this.inflight.get(c)?.get(key)) as Stored<T> | undefined;
+  }
+
+  /** Write everything queued when called (a read that scans wants it in the store first). Throws if the store fails. */
+  async flush(): Promise<void> {
+    // Bounded: at most as many rounds as batches queued now, plus the one running.
+    let rounds = Math.ceil(this.size / this.opts.batchSize) + 1;
+    while ((this.size > 0 || this.running) && rounds-- > 0) {
+      const before = this.failures;
+      await this.flushOnce();
+      // The store's own error (a 503 naming it) is what the read would have met.
+      if (this.failures > before) throw this.lastError;
+    }
+  }
+
+  writeStats(): WriteStats {
+    return { ...this.stats, queued: this.size + this.countInflight() };
+  }
+
+  /** Stop the timer and flush, waiting at most `waitMs`; what is left is logged as lost. */
+  async close(waitMs = 5_000): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    let timeout: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((r) => {
+      timeout = setTimeout(() => r('timeout'), waitMs);
+    });
+    const drained = (async () => {
+      while (this.size > 0 || this.running) {
+        const before = this.failures;
+        await this.flushOnce();
+        if (this.failures > before) return; // a store down at close: nothing more to try
+      }
+    })();
+    await Promise.race([drained, deadline]);
+    clearTimeout(timeout);
+    const lost = this.size + this.countInflight();
+    if (lost > 0) {
+      this.stats.failed += this.size;
+      this.logger?.warn({ lost }, 'observability records not written before close');
+    }
+  }
+
+  private countInflight(): number {
+    let n = 0;
+    for (const m of this.inflight.values()) n += m.size;
+    return n;
+  }
+
+  private kick(wanted: number): void {
+    if (this.closed) return;
+    // While the store is failing, every flush waits out the backoff, full batch or not.
+    const delayMs = this.failures > 0 ? this.retryDelay() : wanted;
+    if (delayMs === 0 && !this.running) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      void this.flushOnce();
+      return;
+    }
+    if (this.timer || this.running) return; // a flush is due or running; it reschedules when done
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flushOnce();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One batch; concurrent callers share the running one. Never throws: failures are counted and retried. */
+  private flushOnce(): Promise<void> {
+    if (this.running) return this.running;
+    if (this.size === 0) return Promise.resolve();
+    this.running = this.writeBatch().finally(() => {
+      this.running = undefined;
+      if (this.size > 0) this.kick(this.size >= this.opts.batchSize ? 0 : this.opts.delayMs);
+    });
+    return this.running;
+  }
+
+  private retryDelay(): number {
+    return this.opts.delayMs * 2 ** Math.min(this.failures, 6);
+  }
+
+  private takeBatch(): void {
+    let left = this.opts.batchSize;
+    for (const [col, m] of this.queue) {
+      if (left === 0) break;
+      const out = new Map<string, Stored<unknown>>();
+      for (const [k, v] of m) {
+        if (left === 0) break;
+        out.set(k, v);
+        m.delete(k);
+        left--;
+      }
+      if (m.size === 0) this.queue.delete(col);
+      this.size -= out.size;
+      this.inflight.set(col, out);
+    }
+  }
+
+  private async writeBatch(): Promise<void> {
+    this.takeBatch();
+    try {
+      for (const [col, m] of this.inflight)
+        for (const [k, v] of m) {
+          await col.set(k, v);
+          m.delete(k); // written: a retry must not write it again
+          this.stats.written++;
+        }
+      this.inflight = new Map();
+      this.failures = 0;
+    } catch (err) {
+      this.failures++;
+      this.lastError = err;
+      const left = this.countInflight();
+      if (this.failures > this.opts.maxRetries) {
+        this.stats.failed += left;
+        this.failures = 0;
+        this.inflight = new Map();
+        this.logger?.warn({ err, dropped: left }, 'observability store writes dropped after retries');
+        return;
+      }
+      // Back into the queue, unless a newer value of the same key was queued meanwhile.
+      for (const [col, m] of this.inflight) {
+        let q = this.queue.get(col);
+        if (!q) this.queue.set(col, (q = new Map()));
+        for (const [k, v] of m)
+          if (!q.has(k)) {
+            q.set(k, v);
+            this.size++;
+          }
+      }
+      this.inflight = new Map();
+      this.logger?.warn(
+        { err, queued: this.size, attempt: this.failures },
+        'observability store write failed; retrying',
+      );
+    }
+  }
+}
