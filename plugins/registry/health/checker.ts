@@ -34,6 +34,8 @@ export interface HealthRecord {
   last_checked_iso: string;
   /** Present when discovery found tools; absent keeps whatever tools the server had. */
   tools?: DiscoveredTool[];
+  /** How long the probe took; absent when the server was not probed (disabled, refused address). For the history. */
+  latency_ms?: number;
 }
 
 export interface CheckerDeps {
@@ -274,10 +276,12 @@ export class HealthChecker {
     const blocked = await this.deps.blockedAddress?.(s.origin, target.url);
     // Never probed: the address is refused, so the backend is unusable as registered.
     if (blocked) return { health_status: `unhealthy: blocked address (${blocked})`, last_checked_iso: at() };
+    const started = performance.now();
     const r = await probe({ ...target, timeoutMs: this.opts.timeoutMs });
+    const latency_ms = Math.round(performance.now() - started);
     if (r.reason) this.deps.logger.info({ path: s.path, status: r.status, reason: r.reason }, 'health check');
     const discovered = r.status === 'healthy' && r.tools && !(s.manualTools && r.tools.length === 0);
-    return { health_status: r.status, last_checked_iso: at(), tools: discovered ? r.tools : undefined };
+    return { health_status: r.status, last_checked_iso: at(), tools: discovered ? r.tools : undefined, latency_ms };
   }
 }
 

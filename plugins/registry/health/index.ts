@@ -12,6 +12,9 @@ import { healthConfig } from './config.ts';
 import { HealthHub, type HealthEntry } from './hub.ts';
 import { openPubSub } from '../../../core/pubsub.ts';
 import { SweepClaim } from './sweep-claim.ts';
+import { HealthHistory, HISTORY_LIMIT, SAMPLE_EVERY_MS } from './history.ts';
+import { currentUser, visibleServer } from '../catalog/server-actions.ts';
+import { ErrorResponses } from '../catalog/shared-schemas.ts';
 import { mcpTarget } from './targets.ts';
 
 const Entry = Type.Object({
@@ -34,6 +37,19 @@ const Refresh = Type.Object({
   ),
 });
 const Params = Type.Object({ server: Type.String() });
+const HistoryParams = Type.Object({ server: Type.String({ description: 'Server path without the leading slash' }) });
+const Sample = Type.Object({
+  status: Type.String(),
+  checked_at: Type.String({ description: 'ISO 8601' }),
+  latency_ms: Type.Optional(Type.Integer({ description: 'Probe duration; absent when the server was not probed' })),
+  detail: Type.Optional(Type.String({ description: 'Why it was unhealthy' })),
+});
+const History = Type.Object({
+  path: Type.String(),
+  limit: Type.Integer({ description: 'At most this many samples are kept' }),
+  sample_every_seconds: Type.Integer({ description: 'An unchanged status is recorded at most this often' }),
+  samples: Type.Array(Sample, { description: 'Newest first' }),
+});
 
 /** The Redis pub/sub channel of health changes between replicas. */
 const HEALTH_CHANNEL = 'switchboard:registry:health';
@@ -83,6 +99,8 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
     app.sb.store.backend === 'redis' && cfg.interval_seconds > 0
       ? new SweepClaim(app.sb.store, cfg.interval_seconds * 1000)
       : undefined;
+  // The last results of each server, shared by replicas through the core store (history.ts).
+  const history = new HealthHistory(app.sb.store);
   const hub = new HealthHub(cfg.max_ws_connections, snapshot, cfg.ws_ping_seconds * 1000);
   // Replicas on one Redis: a change made here (a sweep result, a registration) also reaches the dashboards
   // connected to the other replicas, and theirs reach ours. Only the replica that wrote a record sees its
@@ -110,6 +128,11 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
       },
       save: async (path, record) => {
         const s = await servers.updateHealth(path, record);
+        // A history that cannot be written must not fail the check: the status itself is saved.
+        if (s)
+          await history
+            .record(path, shownStatus(s), record.last_checked_iso, record.latency_ms)
+            .catch((err: Error) => app.log.warn({ path, err: err.message }, 'health history'));
         return s
           ? entryOf(s)
           : { status: record.health_status, last_checked_iso: record.last_checked_iso, num_tools: 0 };
@@ -129,7 +152,10 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
 
   // Every change of a server that alters its health entry reaches the dashboards.
   const unsubscribe = servers.onChange((c) => {
-    if (c.kind === 'deleted') return;
+    if (c.kind === 'deleted') {
+      void history.forget(c.key).catch((err: Error) => app.log.warn({ err: err.message }, 'health history'));
+      return;
+    }
     const now = entryOf(c.value!);
     const before = c.previous ? entryOf(c.previous) : undefined;
     if (
@@ -228,6 +254,28 @@ async function healthPlugin(fastify: FastifyInstance): Promise<void> {
             .filter(visible)
             .map((s) => [s.path, entryOf(s)]),
         ),
+      };
+    },
+  );
+
+  app.get(
+    '/api/servers/:server/health/history',
+    {
+      schema: {
+        tags: ['registry-health'],
+        summary: 'The last health results of a server, newest first (changes, plus one sample a minute)',
+        params: HistoryParams,
+        response: { 200: History, ...ErrorResponses },
+      },
+    },
+    async (request) => {
+      // Who may read the server may read its history (the same check as GET /api/servers/{server}).
+      const s = visibleServer(app.catalog, currentUser(request), pathOf(request.params.server));
+      return {
+        path: s.path,
+        limit: HISTORY_LIMIT,
+        sample_every_seconds: SAMPLE_EVERY_MS / 1000,
+        samples: await history.list(s.path),
       };
     },
   );
