@@ -77,16 +77,22 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
     related.set(r, got);
     return got;
   };
+  // Per word, not per row: a build asks for the same words tens of thousands of times.
+  const NONE: string[] = [];
+  const byWord = new Map<string, string[]>();
   engine.relatedWords = (ws) => {
-    const own = new Set(ws);
-    const out = new Set<string>();
-    for (const w of own) {
-      const r = rows.get(w);
-      // The commonest words (`use`, `new`) are near everything: expanding them adds noise.
-      if (r === undefined || r < RELATED_SKIP || STOPWORDS.has(w)) continue;
-      for (const n of relatedOf(r)) if (!own.has(n)) out.add(n);
+    const out: string[] = [];
+    for (const w of ws) {
+      let got = byWord.get(w);
+      if (!got) {
+        const r = rows.get(w);
+        // The commonest words (`use`, `new`) are near everything: expanding them adds noise.
+        got = r === undefined || r < RELATED_SKIP || STOPWORDS.has(w) ? NONE : relatedOf(r);
+        byWord.set(w, got);
+      }
+      for (const n of got) if (!out.includes(n) && !ws.includes(n)) out.push(n);
     }
-    return [...out];
+    return out;
   };
   engine.rowsOf = (ws) => {
     const out = new Set<number>();
