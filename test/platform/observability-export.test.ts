@@ -79,5 +79,10 @@ t.test(
     const metrics = (await app.inject({ url: '/metrics' })).body;
     t.match(metrics, /switchboard_otlp_spans_total\{provider="store",outcome="exported"\} 4/);
     t.match(metrics, /switchboard_otlp_spans_total\{provider="store",outcome="dropped"\} 0/);
+    // The flush above also wrote the write-behind queue to the store: the trace is counted as written.
+    t.match(metrics, /switchboard_observability_store_writes_total\{provider="store",outcome="written"\} 1\n/);
+    t.match(metrics, /switchboard_observability_store_writes_total\{provider="store",outcome="dropped"\} 0/);
+    t.match(metrics, /switchboard_observability_store_writes_total\{provider="store",outcome="failed"\} 0/);
+    t.match(metrics, /switchboard_observability_store_queued\{provider="store"\} 0/);
   },
 );
