@@ -3,6 +3,8 @@ import type { Collection } from '../../core/store-types.ts';
 import type { Stored } from './list.ts';
 
 type Col = Collection<Stored<unknown>>;
+/** A queued value and when it was first queued (a ticket), so flush() knows which records predate it. */
+type Entry = { v: Stored<unknown>; n: number };
 
 export interface WriteBehindOptions {
   /** Records waiting at most; beyond it a new record is dropped (and counted), never waited for. */
@@ -46,14 +48,17 @@ export interface WriteStats {
  * sequential sets, off the request path.
  */
 export class WriteBehind {
-  private readonly queue = new Map<Col, Map<string, Stored<unknown>>>();
+  private readonly queue = new Map<Col, Map<string, Entry>>();
   /** The batch being written: still readable through peek until it is in the store. */
-  private inflight = new Map<Col, Map<string, Stored<unknown>>>();
+  private inflight = new Map<Col, Map<string, Entry>>();
+  private tickets = 0;
   private size = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private failures = 0;
   private lastError: unknown;
+  /** Failed batch writes ever (never reset, unlike `failures`): how flush() and close() notice a failure. */
+  private failedWrites = 0;
   private closed = false;
   private readonly stats = { written: 0, dropped: 0, failed: 0 };
 
@@ -72,7 +77,9 @@ export class WriteBehind {
       return false;
     }
     if (!m) this.queue.set(c, (m = new Map()));
-    m.set(key, value as Stored<unknown>);
+    const had = m.get(key);
+    // A replaced value keeps its place (and ticket): it is written no later than the one it replaces.
+    m.set(key, { v: value as Stored<unknown>, n: had?.n ?? ++this.tickets });
     if (!replaces) this.size++;
     if (this.size >= this.opts.batchSize) this.kick(0);
     else this.kick(this.opts.delayMs);
@@ -82,18 +89,18 @@ export class WriteBehind {
   /** The newest unwritten value of a key, if any. */
   peek<T>(col: Collection<Stored<T>>, key: string): Stored<T> | undefined {
     const c = col as Col;
-    return (this.queue.get(c)?.get(key) ?? this.inflight.get(c)?.get(key)) as Stored<T> | undefined;
+    return (this.queue.get(c)?.get(key) ?? this.inflight.get(c)?.get(key))?.v as Stored<T> | undefined;
   }
 
   /** Write everything queued when called (a read that scans wants it in the store first). Throws if the store fails. */
   async flush(): Promise<void> {
-    // Bounded: at most as many rounds as batches queued now, plus the one running.
-    let rounds = Math.ceil(this.size / this.opts.batchSize) + 1;
-    while ((this.size > 0 || this.running) && rounds-- > 0) {
-      const before = this.failures;
+    // Until every record queued before this call is written: records queued later never keep it waiting long.
+    const upTo = this.tickets;
+    while (this.running || this.oldestTicket() <= upTo) {
+      const before = this.failedWrites;
       await this.flushOnce();
       // The store's own error (a 503 naming it) is what the read would have met.
-      if (this.failures > before) throw this.lastError;
+      if (this.failedWrites > before) throw this.lastError;
     }
   }
 
@@ -112,9 +119,9 @@ export class WriteBehind {
     });
     const drained = (async () => {
       while (this.size > 0 || this.running) {
-        const before = this.failures;
+        const before = this.failedWrites;
         await this.flushOnce();
-        if (this.failures > before) return; // a store down at close: nothing more to try
+        if (this.failedWrites > before) return; // a store down at close: nothing more to try
       }
     })();
     await Promise.race([drained, deadline]);
@@ -124,6 +131,16 @@ export class WriteBehind {
       this.stats.failed += this.size;
       this.logger?.warn({ lost }, 'observability records not written before close');
     }
+  }
+
+  /** Each collection's map is in queueing order, so its first entry is its oldest. */
+  private oldestTicket(): number {
+    let min = Number.POSITIVE_INFINITY;
+    for (const m of this.queue.values()) {
+      const first = m.values().next();
+      if (!first.done && first.value.n < min) min = first.value.n;
+    }
+    return min;
   }
 
   private countInflight(): number {
@@ -169,7 +186,7 @@ export class WriteBehind {
     let left = this.opts.batchSize;
     for (const [col, m] of this.queue) {
       if (left === 0) break;
-      const out = new Map<string, Stored<unknown>>();
+      const out = new Map<string, Entry>();
       for (const [k, v] of m) {
         if (left === 0) break;
         out.set(k, v);
@@ -187,7 +204,7 @@ export class WriteBehind {
     try {
       for (const [col, m] of this.inflight)
         for (const [k, v] of m) {
-          await col.set(k, v);
+          await col.set(k, v.v);
           m.delete(k); // written: a retry must not write it again
           this.stats.written++;
         }
@@ -195,6 +212,7 @@ export class WriteBehind {
       this.failures = 0;
     } catch (err) {
       this.failures++;
+      this.failedWrites++;
       this.lastError = err;
       const left = this.countInflight();
       if (this.failures > this.opts.maxRetries) {
@@ -204,15 +222,18 @@ export class WriteBehind {
         this.logger?.warn({ err, dropped: left }, 'observability store writes dropped after retries');
         return;
       }
-      // Back into the queue, unless a newer value of the same key was queued meanwhile.
+      // Back to the front of the queue (oldest first, as oldestTicket() expects), unless a newer value of the
+      // same key was queued meanwhile.
       for (const [col, m] of this.inflight) {
-        let q = this.queue.get(col);
-        if (!q) this.queue.set(col, (q = new Map()));
+        const q = this.queue.get(col) ?? new Map<string, Entry>();
+        const back = new Map<string, Entry>();
         for (const [k, v] of m)
           if (!q.has(k)) {
-            q.set(k, v);
+            back.set(k, v);
             this.size++;
           }
+        for (const [k, v] of q) back.set(k, v);
+        if (back.size > 0) this.queue.set(col, back);
       }
       this.inflight = new Map();
       this.logger?.warn(

@@ -6,6 +6,9 @@ import pino from 'pino';
 import { openStore, type Store } from '../../core/store.ts';
 import type { ProviderContext } from '../../core/provider.ts';
 import { storeObservability, type StoreObservability } from '../../providers/store-observability/provider.ts';
+import { wrap, type Stored } from '../../providers/store-observability/list.ts';
+import { WriteBehind } from '../../providers/store-observability/write-behind.ts';
+import type { Collection } from '../../core/store-types.ts';
 import { observabilitySuite } from '../conformance/observability.ts';
 import type { Runner } from '../conformance/kit.ts';
 import { startRedis } from '../fixtures/redis-server.ts';
@@ -433,3 +436,37 @@ t.test('write-behind: a store that stays down drops the batch after the retries 
   await until(() => p.writeStats().failed === 2, 'dropped after 2 retries');
   t.match(p.writeStats(), { queued: 0, written: 0, failed: 2 });
 });
+
+t.test(
+  'write-behind: flush() writes all that was queued before it, after a failed batch and with writes arriving',
+  async (t) => {
+    const store = await openStore({ backend: 'memory' });
+    t.teardown(() => store.close());
+    const a = store.collection<Stored<{ timestamp: string }>>('a');
+    const real = store.collection<Stored<{ timestamp: string }>>('b');
+    // A collection whose first write fails, as a store that blips.
+    let failing = 1;
+    const b = {
+      set: async (k: string, v: Stored<{ timestamp: string }>) => {
+        if (failing-- > 0) throw new Error('store blip');
+        await real.set(k, v);
+      },
+    } as unknown as Collection<Stored<{ timestamp: string }>>;
+    const wb = new WriteBehind({ maxQueue: 100, batchSize: 2, delayMs: 600_000, maxRetries: 3 }, undefined);
+    const rec = () => wrap({ timestamp: new Date().toISOString() });
+    wb.enqueue(a, 'a1', rec());
+    wb.enqueue(b, 'b1', rec());
+    wb.enqueue(a, 'a2', rec());
+    wb.enqueue(b, 'b2', rec());
+    await t.rejects(wb.flush(), /store blip/, 'a read meets the store error');
+    t.equal(await real.get('b1'), undefined, 'b1 failed');
+    t.ok(wb.peek(b, 'b1'), 'and is back in the queue, still readable');
+    for (let i = 3; i < 9; i++) wb.enqueue(a, `a${i}`, rec()); // queued after: may wait for the timer
+    await wb.flush();
+    t.ok(await real.get('b1'), 'b1 written by the second flush');
+    t.ok(await real.get('b2'), 'b2 written by the second flush');
+    t.ok(await a.get('a2'));
+    await wb.close();
+    t.match(wb.writeStats(), { written: 10, queued: 0, failed: 0, dropped: 0 }, 'close wrote the rest');
+  },
+);
