@@ -8,6 +8,7 @@ import type { ProviderContext } from '../../core/provider.ts';
 import { storeObservability, type StoreObservability } from '../../providers/store-observability/provider.ts';
 import { wrap, type Stored } from '../../providers/store-observability/list.ts';
 import { WriteBehind } from '../../providers/store-observability/write-behind.ts';
+import { timeOrderedId } from '../../providers/store-observability/records.ts';
 import type { Collection } from '../../core/store-types.ts';
 import { observabilitySuite } from '../conformance/observability.ts';
 import type { Runner } from '../conformance/kit.ts';
@@ -470,3 +471,15 @@ t.test(
     t.match(wb.writeStats(), { written: 10, queued: 0, failed: 0, dropped: 0 }, 'close wrote the rest');
   },
 );
+
+t.test('ids: UUIDv7 from the pooled random bytes, unique past a pool refill, ordered by time', async (t) => {
+  const ids = Array.from({ length: 1000 }, (_, i) => timeOrderedId(1_700_000_000_000 + i));
+  t.equal(new Set(ids).size, 1000, 'no id repeats (the pool holds 256, so it was refilled)');
+  t.ok(
+    ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)),
+    'version 7, RFC variant',
+  );
+  t.same([...ids].sort(), ids, 'later time sorts later');
+  const tails = new Set(ids.map((id) => id.slice(-12)));
+  t.equal(tails.size, 1000, 'random tails differ');
+});
