@@ -3,7 +3,7 @@ import { ApiError, api } from '../api.ts';
 import { CopyButton, ErrorBox, Loading, PageHeader, Shield, Tags, useApi } from '../components/common.tsx';
 import { href } from '../router.ts';
 import { can, me } from '../session.ts';
-import { HealthBadge, health, healthLog, startHealthFeed } from './health-feed.tsx';
+import { HealthBadge, health, healthClass, startHealthFeed } from './health-feed.tsx';
 import { type ServerDetail, bare } from './types.ts';
 
 /** What an MCP client needs to reach this server through the gateway (streamable HTTP at /<path>/mcp). */
@@ -147,6 +147,47 @@ function ScanResult(props: { path: string; pending: boolean }) {
   );
 }
 
+interface HealthSample {
+  status: string;
+  checked_at: string;
+  latency_ms?: number;
+  detail?: string;
+}
+
+/**
+ * The server's recent health results as the registry keeps them (GET .../health/history: changes, plus one
+ * sample a minute, the last 50), loaded again whenever the live feed reports a new check of this server.
+ */
+function HealthHistory(props: { path: string; lastChecked: string | null | undefined }) {
+  const [r, error] = useApi(
+    () =>
+      api<{ samples: HealthSample[]; limit: number; sample_every_seconds: number }>(
+        `/api/servers/${encodeURIComponent(bare(props.path))}/health/history`,
+      ),
+    [props.path, props.lastChecked],
+  );
+  if (error) return <ErrorBox error={error} />;
+  if (!r) return <Loading what="health history" />;
+  if (r.samples.length === 0) return <p class="muted">No health results recorded yet.</p>;
+  const healthy = r.samples.filter((x) => x.status === 'healthy').length;
+  return (
+    <div data-health-history>
+      <p class="muted">
+        {healthy} of the last {r.samples.length} recorded results healthy (a result is kept when the status changes,
+        otherwise once every {r.sample_every_seconds} s; the last {r.limit} are kept).
+      </p>
+      <ol class="history" aria-label="Health history, newest first">
+        {r.samples.map((h) => (
+          <li key={h.checked_at + h.status} data-sample={healthClass(h.status)}>
+            <span class="mono">{h.checked_at}</span> <HealthBadge status={h.status} />
+            {h.latency_ms !== undefined && <span class="muted"> {h.latency_ms} ms</span>}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
 export function ServerDetailPage(props: { path: string }) {
   const [s, error] = useApi(() => api<ServerDetail>(`/api/servers/${encodeURIComponent(props.path)}`), [props.path]);
   useEffect(() => startHealthFeed(), []);
@@ -154,7 +195,6 @@ export function ServerDetailPage(props: { path: string }) {
   if (!s) return <Loading what="server" />;
   const live = health.value[s.path];
   const status = live?.status ?? s.health_status;
-  const history = healthLog.value.filter((h) => h.path === s.path);
   return (
     <section>
       <PageHeader
@@ -214,15 +254,8 @@ export function ServerDetailPage(props: { path: string }) {
           <p>
             <HealthBadge status={status} /> last checked {live?.last_checked_iso ?? s.last_checked_iso ?? 'never'}
           </p>
-          {history.length > 0 && (
-            <ol class="history" aria-label="Health changes seen since this page opened">
-              {history.map((h) => (
-                <li key={h.at + h.status}>
-                  <span class="mono">{h.at}</span> <HealthBadge status={h.status} />
-                </li>
-              ))}
-            </ol>
-          )}
+          <h3>Health history</h3>
+          <HealthHistory path={s.path} lastChecked={live?.last_checked_iso ?? s.last_checked_iso} />
           <h2>Ratings</h2>
           <Ratings path={s.path} />
         </div>
