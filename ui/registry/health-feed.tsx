@@ -9,8 +9,6 @@ export interface HealthEntry {
 
 /** Health by server path, as the WebSocket last said; pages merge it over what they loaded. */
 export const health = signal<Record<string, HealthEntry>>({});
-/** Changes seen since the page opened, newest last (the detail page's history). */
-export const healthLog = signal<Array<{ path: string; status: string; at: string }>>([]);
 export const feedState = signal<'connecting' | 'live' | 'offline'>('connecting');
 
 let socket: WebSocket | undefined;
@@ -42,14 +40,8 @@ export function startHealthFeed(): void {
     } catch {
       return;
     }
-    const prev = health.value;
-    const changes = Object.entries(msg).filter(([p, v]) => prev[p]?.status !== v.status);
-    health.value = { ...prev, ...msg };
-    if (changes.length)
-      healthLog.value = [
-        ...healthLog.value,
-        ...changes.map(([path, v]) => ({ path, status: v.status, at: v.last_checked_iso ?? new Date().toISOString() })),
-      ].slice(-500);
+    // The detail page's history is the registry's stored one (GET .../health/history), not kept here.
+    health.value = { ...health.value, ...msg };
   };
   ws.onclose = () => {
     clearInterval(pinger);
