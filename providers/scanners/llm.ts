@@ -1,7 +1,7 @@
 import { badRequest } from '../../core/errors.ts';
-import type { LlmProvider } from '../../core/primitives/llm.ts';
+import type { CompletionRequest, LlmProvider } from '../../core/primitives/llm.ts';
 import type { Finding, ScannerProvider, ScannersCapabilities, Severity } from '../../core/primitives/scanners.ts';
-import type { ProviderFactory } from '../../core/provider.ts';
+import type { Health, ProviderFactory } from '../../core/provider.ts';
 import { resultOf } from './result.ts';
 import { revealHidden, targetTexts } from './texts.ts';
 
@@ -38,6 +38,94 @@ export function parseVerdict(content: string): { verdict: string; findings: Arra
   };
 }
 
+type Complete = (req: CompletionRequest) => Promise<{ content: string }>;
+
+/** The judge itself: fixed prompt, JSON verdict, findings. Shared by instance-backed and key-backed scanners. */
+function judgeScanner(
+  name: string,
+  complete: Complete,
+  model: string | undefined,
+  maxChars: number,
+  healthcheck: () => Promise<Health>,
+): ScannerProvider {
+  return {
+    name,
+    type: 'llm',
+    kind: 'scanners',
+    capabilities: CAPABILITIES,
+    async scan(target) {
+      const texts = targetTexts(target).map((t) => ({ location: t.location, text: revealHidden(t.text) ?? t.text }));
+      const payload = JSON.stringify(texts).slice(0, maxChars);
+      const res = await complete({
+        model,
+        system: JUDGE_PROMPT,
+        messages: [{ role: 'user', content: `Texts of ${target.kind} ${target.name}:\n${payload}` }],
+        temperature: 0,
+      });
+      const verdict = parseVerdict(res.content);
+      const findings: Finding[] = verdict.findings.map((f) => {
+        const sev = String(f.severity ?? 'high') as Severity;
+        return {
+          severity: SEVERITIES.has(sev) ? sev : 'high',
+          threat_names: [String(f.threat ?? 'suspicious')],
+          summary: String(f.reason ?? 'judged unsafe'),
+          location: typeof f.location === 'string' ? f.location : undefined,
+          analyzer: name,
+        };
+      });
+      if (verdict.verdict === 'unsafe' && !findings.some((f) => f.severity === 'critical' || f.severity === 'high'))
+        findings.push({
+          severity: 'high',
+          threat_names: ['suspicious'],
+          summary: 'The llm judge called the item unsafe',
+          analyzer: name,
+        });
+      return resultOf(name, target, findings);
+    },
+    healthcheck,
+    close: async () => {},
+  };
+}
+
+/** Default model of the key-backed judge (SECURITY_SCAN_LLM_MODEL overrides it). */
+export const KEY_JUDGE_MODEL = 'gpt-4o-mini';
+
+/**
+ * The spec 4.10 key variables (MCP_SCANNER_LLM_API_KEY, SKILL_SECURITY_LLM_API_KEY): a judge that talks to an
+ * OpenAI-compatible Chat Completions endpoint (OPENAI_BASE_URL, else OpenAI) with that key through the official
+ * SDK. The key stays inside the client: error texts are scrubbed of it before they reach a scan report or a log.
+ */
+export function keyJudge(name: string, apiKey: string, env: NodeJS.ProcessEnv): ScannerProvider {
+  const model = env.SECURITY_SCAN_LLM_MODEL || KEY_JUDGE_MODEL;
+  const baseURL = env.OPENAI_BASE_URL || undefined;
+  let client: import('openai').default | undefined;
+  const complete: Complete = async (req) => {
+    if (!client) {
+      const { default: OpenAI } = await import('openai');
+      client = new OpenAI({ apiKey, baseURL, timeout: 60_000, maxRetries: 0 });
+    }
+    try {
+      const res = await client.chat.completions.create({
+        model,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: req.system ?? '' },
+          ...req.messages.map((m) => ({ role: 'user' as const, content: String(m.content) })),
+        ],
+      });
+      return { content: res.choices[0]?.message?.content ?? '' };
+    } catch (err) {
+      throw new Error(
+        String((err as Error).message)
+          .split(apiKey)
+          .join('***'),
+      );
+    }
+  };
+  // Not a provider instance, so nothing polls this; a bad key or endpoint shows as a failed scan instead.
+  return judgeScanner(name, complete, model, 20_000, async () => 'reachable');
+}
+
 /**
  * An llm instance of this process judges the texts with a fixed prompt and a
  * JSON verdict. Options: `llm` (instance name, required), `model`,
@@ -62,45 +150,15 @@ export const llmScanner: ProviderFactory<ScannerProvider> = {
       if (!p) throw new Error(`the llm instance '${llmName}' the llm scanner uses is not configured`);
       return p;
     };
-    return {
+    return judgeScanner(
       name,
-      type: 'llm',
-      kind: 'scanners',
-      capabilities: CAPABILITIES,
-      async scan(target) {
-        const texts = targetTexts(target).map((t) => ({ location: t.location, text: revealHidden(t.text) ?? t.text }));
-        const payload = JSON.stringify(texts).slice(0, maxChars);
-        const res = await llm().complete({
-          model,
-          system: JUDGE_PROMPT,
-          messages: [{ role: 'user', content: `Texts of ${target.kind} ${target.name}:\n${payload}` }],
-          temperature: 0,
-        });
-        const verdict = parseVerdict(res.content);
-        const findings: Finding[] = verdict.findings.map((f) => {
-          const sev = String(f.severity ?? 'high') as Severity;
-          return {
-            severity: SEVERITIES.has(sev) ? sev : 'high',
-            threat_names: [String(f.threat ?? 'suspicious')],
-            summary: String(f.reason ?? 'judged unsafe'),
-            location: typeof f.location === 'string' ? f.location : undefined,
-            analyzer: name,
-          };
-        });
-        if (verdict.verdict === 'unsafe' && !findings.some((f) => f.severity === 'critical' || f.severity === 'high'))
-          findings.push({
-            severity: 'high',
-            threat_names: ['suspicious'],
-            summary: 'The llm judge called the item unsafe',
-            analyzer: name,
-          });
-        return resultOf(name, target, findings);
-      },
-      healthcheck: async () => {
+      (req) => llm().complete(req),
+      model,
+      maxChars,
+      async () => {
         const p = ctx.lookup('llm', llmName);
         return p ? p.healthcheck() : 'down';
       },
-      close: async () => {},
-    };
+    );
   },
 };

@@ -19,8 +19,29 @@ export type AnalyzerOutcome =
   | { analyzer: string; ok: true; result: ScanResult }
   | { analyzer: string; ok: false; error: string };
 
+/** The spec 4.10 key variable each subject's key-backed `llm` analyzer reads (agents use the server key). */
+export const LLM_KEY_VARS: Record<Subject, string[]> = {
+  server: ['MCP_SCANNER_LLM_API_KEY'],
+  agent: ['MCP_SCANNER_LLM_API_KEY'],
+  skill: ['SKILL_SECURITY_LLM_API_KEY'],
+};
+
 export class AnalyzerSet {
-  constructor(private readonly providers: ProviderSet) {}
+  /**
+   * @param keyJudges the `llm` analyzer per subject built from the spec's key variables; used only when no
+   *   scanners instance is named `llm` (a configured instance wins).
+   */
+  constructor(
+    private readonly providers: ProviderSet,
+    private readonly keyJudges: Partial<Record<Subject, ScannerProvider>> = {},
+  ) {}
+
+  /** The scanner that runs `name` for this subject: a configured instance, else the key-backed llm judge. */
+  private scanner(name: string, kind: Subject): ScannerProvider | undefined {
+    const p = this.providers.get<ScannerProvider>('scanners', name);
+    if (p || name !== 'llm') return p;
+    return this.keyJudges[kind];
+  }
 
   /** Scanner instances of this process (kind `scanners`). */
   names(): string[] {
@@ -29,7 +50,9 @@ export class AnalyzerSet {
 
   /** Why an analyzer cannot scan this subject, or undefined when it can. */
   problem(name: string, kind: Subject): string | undefined {
-    const p = this.providers.get<ScannerProvider>('scanners', name);
+    const p = this.scanner(name, kind);
+    if (!p && name === 'llm')
+      return `Analyzer 'llm' has no judge for ${kind}s: set ${LLM_KEY_VARS[kind].join(' or ')} (an OpenAI-compatible API key; OPENAI_BASE_URL for another endpoint) or configure a scanners instance named 'llm' of type llm`;
     if (!p) {
       const why = UNAVAILABLE[name];
       return why
@@ -60,7 +83,7 @@ export class AnalyzerSet {
       names.map(async (analyzer): Promise<AnalyzerOutcome> => {
         const problem = this.problem(analyzer, kind);
         if (problem) return { analyzer, ok: false, error: problem };
-        const p = this.providers.get<ScannerProvider>('scanners', analyzer)!;
+        const p = this.scanner(analyzer, kind)!;
         let timer: NodeJS.Timeout | undefined;
         try {
           const result = await Promise.race([

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { AnalyzerSet } from './analyzers.ts';
+import { keyJudge } from '../../../providers/scanners/llm.ts';
+import { AnalyzerSet, LLM_KEY_VARS } from './analyzers.ts';
 import { ScanResults } from './results-store.ts';
 import scanRoutes from './routes.ts';
 import { ScanService } from './service.ts';
@@ -13,7 +14,13 @@ import { scanSettings } from './settings.ts';
  */
 async function scanningPlugin(app: FastifyInstance): Promise<void> {
   const settings = scanSettings(app.sb.settings.config.registry, process.env);
-  const analyzers = new AnalyzerSet(app.sb.providers);
+  // Spec 4.10's MCP_SCANNER_LLM_API_KEY / SKILL_SECURITY_LLM_API_KEY: a key-backed `llm` judge per subject.
+  const keyJudges: ConstructorParameters<typeof AnalyzerSet>[1] = {};
+  for (const kind of ['server', 'agent', 'skill'] as const) {
+    const key = LLM_KEY_VARS[kind].map((v) => process.env[v]).find(Boolean);
+    if (key) keyJudges[kind] = keyJudge('llm', key, process.env);
+  }
+  const analyzers = new AnalyzerSet(app.sb.providers, keyJudges);
   const results = new ScanResults(app.sb.settings.dataDir, app.sb.store);
   const service = new ScanService(settings, analyzers, results, app.catalog, app.log);
   // A configured analyzer that cannot run makes every scan fail (on_scan_failure decides): say so at start.
