@@ -1,6 +1,7 @@
 import type { ProviderBase } from '../../../../core/provider.ts';
+import type { AgentRuntime, Caller } from '../../agents/runtime/runtime.ts';
 import { sendTrace } from '../../agents/runtime/trace.ts';
-import type { TeamRunEnv } from './team-run.ts';
+import type { TeamSpec } from '../schemas.ts';
 import type { TeamRunRecord } from './run-store.ts';
 import type { SpecOf } from './worker.ts';
 
@@ -10,7 +11,14 @@ import type { SpecOf } from './worker.ts';
  * synthesizer write their own traces per chat as agents; this one ties the run together. Best effort: a
  * failing observability provider never changes how the run ended.
  */
-export async function traceTeamRun(env: TeamRunEnv, specOf: SpecOf, rec: TeamRunRecord): Promise<void> {
+/** What tracing needs of a run's environment: a slice of team-run.ts's TeamRunEnv, spelled here so imports run one way. */
+export interface TraceEnv {
+  runtime: AgentRuntime;
+  caller: Caller;
+  team: TeamSpec;
+}
+
+export async function traceTeamRun(env: TraceEnv, specOf: SpecOf, rec: TeamRunRecord): Promise<void> {
   try {
     const planner = await specOf(env.team.planner);
     if (!planner?.hooks.auto_trace) return;
