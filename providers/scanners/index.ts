@@ -1,6 +1,6 @@
 import type { ProviderFactory } from '../../core/provider.ts';
 import { heuristicScanner } from './heuristic.ts';
-import { llmScanner } from './llm.ts';
+import { llmKeysScanner, llmScanner } from './llm.ts';
 import { specScanner } from './spec.ts';
 import { staticScanner } from './static.ts';
 import { yaraScanner } from './yara.ts';
@@ -12,4 +12,5 @@ export const providers: ProviderFactory[] = [
   specScanner as ProviderFactory,
   staticScanner as ProviderFactory,
   llmScanner as ProviderFactory,
+  llmKeysScanner as ProviderFactory,
 ];

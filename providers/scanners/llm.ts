@@ -162,3 +162,46 @@ export const llmScanner: ProviderFactory<ScannerProvider> = {
     );
   },
 };
+
+/** Spec 4.10's key variables, per subject of a scan target (agents have none of their own: they use the server key). */
+export const LLM_KEY_VARS = {
+  server: 'MCP_SCANNER_LLM_API_KEY',
+  agent: 'MCP_SCANNER_LLM_API_KEY',
+  skill: 'SKILL_SECURITY_LLM_API_KEY',
+} as const;
+
+/**
+ * `llm-keys`: the `llm` analyzer built from spec 4.10's key variables rather than from an llm instance. An auto
+ * instance where one of the variables is set; each scan uses the key of its target's subject, so a skill is never
+ * judged with the server key.
+ */
+export const llmKeysScanner: ProviderFactory<ScannerProvider> = {
+  type: 'llm-keys',
+  kind: 'scanners',
+  description: `The llm judge keyed by ${[...new Set(Object.values(LLM_KEY_VARS))].join(' / ')} (OPENAI_BASE_URL, SECURITY_SCAN_LLM_MODEL)`,
+  autoInstance: true,
+  enginePresent: () => Object.values(LLM_KEY_VARS).some((v) => Boolean(process.env[v])),
+  create: (name) => {
+    const env = { ...process.env };
+    const judges = new Map<string, ScannerProvider>();
+    const judgeFor = (kind: keyof typeof LLM_KEY_VARS): ScannerProvider => {
+      const variable = LLM_KEY_VARS[kind];
+      const key = env[variable];
+      if (!key) throw new Error(`no API key for judging ${kind}s: set ${variable}`);
+      let judge = judges.get(variable);
+      // It reports as the `llm` analyzer, the name the analyzer lists use.
+      if (!judge) judges.set(variable, (judge = keyJudge('llm', key, env)));
+      return judge;
+    };
+    return {
+      name,
+      type: 'llm-keys',
+      kind: 'scanners',
+      capabilities: CAPABILITIES,
+      scan: (target) => judgeFor(target.kind).scan(target),
+      // Nothing is asked of the endpoint until a scan: a bad key or endpoint shows as a failed scan.
+      healthcheck: async () => 'reachable',
+      close: async () => {},
+    };
+  },
+};

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { keyJudge } from '../../../providers/scanners/llm.ts';
+import type { ScannerProvider } from '../../../core/primitives/scanners.ts';
 import { AnalyzerSet, LLM_KEY_VARS } from './analyzers.ts';
 import { ScanResults } from './results-store.ts';
 import scanRoutes from './routes.ts';
@@ -14,11 +14,12 @@ import { scanSettings } from './settings.ts';
  */
 async function scanningPlugin(app: FastifyInstance): Promise<void> {
   const settings = scanSettings(app.sb.settings.config.registry, process.env);
-  // Spec 4.10's MCP_SCANNER_LLM_API_KEY / SKILL_SECURITY_LLM_API_KEY: a key-backed `llm` judge per subject.
+  // Spec 4.10's MCP_SCANNER_LLM_API_KEY / SKILL_SECURITY_LLM_API_KEY: the scanners package's `llm-keys` instance
+  // (made where a key is set) is the `llm` analyzer of each subject whose key is set.
+  const keyed = app.sb.providers.get<ScannerProvider>('scanners', 'llm-keys');
   const keyJudges: ConstructorParameters<typeof AnalyzerSet>[1] = {};
   for (const kind of ['server', 'agent', 'skill'] as const) {
-    const key = LLM_KEY_VARS[kind].map((v) => process.env[v]).find(Boolean);
-    if (key) keyJudges[kind] = keyJudge('llm', key, process.env);
+    if (keyed && LLM_KEY_VARS[kind].some((v) => process.env[v])) keyJudges[kind] = keyed;
   }
   const analyzers = new AnalyzerSet(app.sb.providers, keyJudges);
   const results = new ScanResults(app.sb.settings.dataDir, app.sb.store);
