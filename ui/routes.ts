@@ -8,6 +8,7 @@ export type NavGroup = 'Registry' | 'Platform' | 'Admin';
 export interface Route {
   path: string;
   title: string;
+  // biome-ignore lint/suspicious/noExplicitAny: each page takes its own path-parameter props; the router passes what the path matched.
   component: ComponentType<any>;
   nav?: boolean;
   group: NavGroup;

@@ -58,7 +58,7 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): [T | undefin
   const [value, setValue] = useState<T | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [tick, setTick] = useState(0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the loader depends on.
+  // The caller names what the loader depends on (deps), so the effect re-runs on those, not on the loader's identity.
   useEffect(() => {
     let live = true;
     setError(undefined);
