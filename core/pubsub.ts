@@ -56,7 +56,9 @@ export async function openPubSub(url: string, onError: (err: Error) => void = ()
       };
       void sub.subscribe(channel, listener).catch(onError);
       return async () => {
-        if (sub.isOpen) await sub.unsubscribe(channel, listener).catch(onError);
+        // Only while connected: the subscriber queues commands offline, so an UNSUBSCRIBE sent while Redis is down
+        // would wait for Redis to come back (and hold up a shutdown). close() drops the subscriptions anyway.
+        if (sub.isReady) await sub.unsubscribe(channel, listener).catch(onError);
       };
     },
     async close() {

@@ -47,7 +47,7 @@ export interface Page<T> {
 type Key = [time: string, seq: string];
 const after = (a: Key, b: Key) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
-function decodeCursor(cursor: string): Key {
+export function decodeCursor(cursor: string): Key {
   try {
     const k = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(k) && k.length === 2 && typeof k[0] === 'string' && typeof k[1] === 'string') return [k[0], k[1]];

@@ -5,7 +5,7 @@ import type {
   Trace,
 } from '../../core/primitives/observability.ts';
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
-import { hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, type Stored } from './list.ts';
+import { decodeCursor, hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, type Stored } from './list.ts';
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
 import { collectionsOf, generationOf, isoTime, logOf, scoreOf, traceOf } from './records.ts';
 import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
@@ -87,6 +87,12 @@ async function create(
   );
   // A scan (list, sessions, retention) reads the store: what is queued goes there first.
   const flushed = () => writes.flush();
+  /** A list checks its query before it flushes: a request refused for a bad cursor or time writes nothing. */
+  const flushedFor = async (q: { cursor?: string; from?: string; to?: string }) => {
+    if (q.cursor !== undefined) decodeCursor(q.cursor);
+    range(q);
+    await flushed();
+  };
   const sweeper = startSweeper(cols, retention, ctx.logger, flushed);
   const endpoint =
     typeof options.otlp_endpoint === 'string' && options.otlp_endpoint
@@ -156,7 +162,7 @@ async function create(
       return next;
     },
     async listTraces(q) {
-      await flushed();
+      await flushedFor(q);
       const page = await listOf(
         cols.traces,
         (t) =>
@@ -174,7 +180,7 @@ async function create(
       return entry;
     },
     async listLogs(q) {
-      await flushed();
+      await flushedFor(q);
       const page = await listOf(
         cols.logs,
         (l) =>
@@ -190,7 +196,7 @@ async function create(
       return gen;
     },
     async listGenerations(q) {
-      await flushed();
+      await flushedFor(q);
       const w = { ...q, ...range(q) };
       const keep = (g: GenerationRecord) =>
         (q.trace_id === undefined || g.trace_id === q.trace_id) && (q.model === undefined || g.model === q.model);
@@ -213,7 +219,7 @@ async function create(
       return score;
     },
     async listScores(q) {
-      await flushed();
+      await flushedFor(q);
       const page = await listOf(
         cols.scores,
         (s) =>
