@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Collection } from '../../core/store-types.ts';
 import type { Stored } from './list.ts';
@@ -61,6 +62,13 @@ export class WriteBehind {
   private failedWrites = 0;
   private closed = false;
   private readonly stats = { written: 0, dropped: 0, failed: 0 };
+
+  /**
+   * The writer's own async context, taken when the provider is built: a batch started by whichever request
+   * happened to read or enqueue carries that request's context otherwise, so its writes (other requests'
+   * records) would be traced and attributed to it. They belong to the background writer.
+   */
+  private readonly writer = new AsyncResource('observability-write-behind');
 
   constructor(
     private readonly opts: WriteBehindOptions,
@@ -171,10 +179,12 @@ export class WriteBehind {
   private flushOnce(): Promise<void> {
     if (this.running) return this.running;
     if (this.size === 0) return Promise.resolve();
-    this.running = this.writeBatch().finally(() => {
-      this.running = undefined;
-      if (this.size > 0) this.kick(this.size >= this.opts.batchSize ? 0 : this.opts.delayMs);
-    });
+    this.running = this.writer
+      .runInAsyncScope(() => this.writeBatch())
+      .finally(() => {
+        this.running = undefined;
+        if (this.size > 0) this.kick(this.size >= this.opts.batchSize ? 0 : this.opts.delayMs);
+      });
     return this.running;
   }
 

@@ -44,9 +44,12 @@ t.test('2 replicas, 100 servers: one sweep per interval across the cluster, not 
     return res.status === 201 ? undefined : `${path}: ${res.status} ${await res.text()}`;
   };
   const failures: string[] = [];
-  for (let i = 0; i < SERVERS; i += 5) {
-    const batch = await Promise.all(paths.slice(i, i + 5).map(register));
-    failures.push(...batch.filter((x): x is string => !!x));
+  // One at a time: this test counts sweeps. Two replicas registering at the same moment can still overwrite each
+  // other's catalog generation key, leaving one replica without the other's record until a later write (a known
+  // defect of the generation scheme, noted on the scale-out issue); concurrent batches here made that flaky.
+  for (const path of paths) {
+    const problem = await register(path);
+    if (problem) failures.push(problem);
   }
   t.same(failures, [], `${SERVERS} servers registered through nginx`);
 
