@@ -22,11 +22,11 @@ t.test('npm ci accepts package.json and package-lock.json as committed', async (
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(ROOT, f), join(dir, f));
   const run = promisify(execFile);
-  const result = await run(
-    'npm',
-    ['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'],
-    { cwd: dir, env: { ...process.env, npm_config_loglevel: 'error' }, maxBuffer: 16 * 1024 * 1024 },
-  ).then(
+  const result = await run('npm', ['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], {
+    cwd: dir,
+    env: { ...process.env, npm_config_loglevel: 'error' },
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
     () => ({ ok: true, out: '' }),
     (err: { stderr?: string; stdout?: string }) => ({ ok: false, out: `${err.stderr ?? ''}${err.stdout ?? ''}` }),
   );
