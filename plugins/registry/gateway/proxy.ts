@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { buildConnector } from 'undici';
 import { SwitchboardError, badGateway, badRequest, forbidden, notFound, unauthorized } from '../../../core/errors.ts';
 import { BackendPools, backendRequest, type BackendResponse } from './backend-http.ts';
@@ -240,42 +240,38 @@ export async function registerGateway(fastify: FastifyInstance, opts: GatewayOpt
     },
   );
 
-  app.get(
-    '/:server/mcp',
-    { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } },
-    async (request, reply) => {
+  /**
+   * GET opens the server-to-client stream, passed through with its headers; DELETE ends the
+   * session, and its (short) answer is sent as text.
+   */
+  const relay =
+    (method: 'GET' | 'DELETE') =>
+    async (request: FastifyRequest<{ Params: Static<typeof Params> }>, reply: FastifyReply) => {
       const { server } = request.params;
       const b = streamable(await backendFor(request, server), server);
       const res = await backendRequest(
         pools,
         b.url,
-        { method: 'GET', headers: outgoingHeaders(request, b) },
+        { method, headers: outgoingHeaders(request, b) },
         opts.timeoutMs,
         `/${server}`,
       );
       refuseBackendAuth(res, server);
+      if (method === 'DELETE') return reply.status(res.status).send(await res.text());
       reply.status(res.status);
       copyHeaders(res, reply);
       return reply.send(res.body);
-    },
-  );
+    };
 
+  app.get(
+    '/:server/mcp',
+    { schema: { ...noBody, summary: 'MCP server-to-client stream through the gateway' } },
+    relay('GET'),
+  );
   app.delete(
     '/:server/mcp',
     { schema: { ...noBody, summary: 'End an MCP session through the gateway' } },
-    async (request, reply) => {
-      const { server } = request.params;
-      const b = streamable(await backendFor(request, server), server);
-      const res = await backendRequest(
-        pools,
-        b.url,
-        { method: 'DELETE', headers: outgoingHeaders(request, b) },
-        opts.timeoutMs,
-        `/${server}`,
-      );
-      refuseBackendAuth(res, server);
-      return reply.status(res.status).send(await res.text());
-    },
+    relay('DELETE'),
   );
 
   app.get(
