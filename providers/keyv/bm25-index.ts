@@ -107,8 +107,8 @@ interface QueryTerm {
   docs: Int32Array;
   tfs: TfArray;
   n: number;
-  weight: number;
-  idf: number;
+  /** weight * idf * (K1 + 1): the term's factor in every contribution. */
+  w: number;
   ub: number;
   order: number;
   cursor: number;
@@ -425,8 +425,17 @@ export class Bm25Index {
     return w;
   }
 
-  private prepare(query: string): { qts: QueryTerm[]; avg: number } {
+  /**
+   * The query's terms with their postings and bounds, and the length normalisation of this moment:
+   * a record of length `len` gets `w * tf / (tf + (na + nb * len))` from a term, which is BM25's
+   * `weight * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len / avg))` with the per-term and
+   * per-query factors taken out of the loop. Both search paths compute it with exactly these
+   * operations in this order, so they give identical floats.
+   */
+  private prepare(query: string): { qts: QueryTerm[]; na: number; nb: number } {
     const avg = this.live ? this.totalLen / this.live : 1;
+    const na = K1 * (1 - B);
+    const nb = (K1 * B) / avg;
     const qts: QueryTerm[] = [];
     let order = 0;
     for (const [t, weight] of this.queryTerms(query)) {
@@ -451,15 +460,16 @@ export class Bm25Index {
         ({ docs, tfs, n, df, maxTf, minLen } = e);
       }
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
-      const ub = weight * idf * sat(maxTf, minLen, avg) * UB_SLACK;
-      qts.push({ docs, tfs, n, weight, idf, ub, order: order++, cursor: 0 });
+      const w = weight * idf * (K1 + 1);
+      const ub = contribution(w, maxTf, na + nb * minLen) * UB_SLACK;
+      qts.push({ docs, tfs, n, w, ub, order: order++, cursor: 0 });
     }
-    return { qts, avg };
+    return { qts, na, nb };
   }
 
   /** Every match scored and sorted: the definition the pruned search must agree with (tests and fallbacks only). */
   exhaustive(query: string, topK: number, accept: (key: string) => boolean = () => true): ScoredDoc[] {
-    const { qts, avg } = this.prepare(query);
+    const { qts, na, nb } = this.prepare(query);
     const parts = new Map<number, number[]>();
     for (const q of qts) {
       for (let i = 0; i < q.n; i++) {
@@ -467,7 +477,7 @@ export class Bm25Index {
         if (this.keyOf[d] === undefined) continue;
         let arr = parts.get(d);
         if (!arr) parts.set(d, (arr = new Array<number>(qts.length).fill(0)));
-        arr[q.order] = q.weight * q.idf * sat(q.tfs[i], this.lenOf[d], avg);
+        arr[q.order] = contribution(q.w, q.tfs[i], na + nb * this.lenOf[d]);
       }
     }
     const out: ScoredDoc[] = [];
@@ -478,36 +488,55 @@ export class Bm25Index {
     return out.sort(better).slice(0, topK);
   }
 
-  /** The best `topK` records that `accept` lets through, best first, by MaxScore over the query's postings. */
-  search(query: string, topK: number, accept: (key: string) => boolean = () => true): ScoredDoc[] {
+  /**
+   * The best `topK` records that `accept` lets through, best first, by MaxScore over the query's postings.
+   *
+   * The loop runs once per candidate record, which for a query whose terms are in every record is every
+   * record (issue 26's broad query): it allocates nothing, calls nothing but `advanceTo` and `accept`,
+   * and keeps the heap's threshold in locals. A candidate is first bounded with its contributions in
+   * bound order (for pruning), and only one that can still make the heap gets its exact score, summed in
+   * query-term order from the contributions already computed (`part`, valid where `seen` is this record).
+   */
+  search(query: string, topK: number, accept?: (key: string) => boolean): ScoredDoc[] {
     if (topK <= 0) return [];
-    const { qts, avg } = this.prepare(query);
+    const { qts, na, nb } = this.prepare(query);
     if (!qts.length) return [];
     const keyOf = this.keyOf;
     const lenOf = this.lenOf;
+    const m = qts.length;
     // Ascending upper bound: the non-essential terms are a prefix of this order.
     const byUb = [...qts].sort((a, b) => a.ub - b.ub);
-    const prefixUb: number[] = [];
+    const prefixUb = new Float64Array(m);
     let acc = 0;
-    for (const q of byUb) prefixUb.push((acc += q.ub));
+    for (let i = 0; i < m; i++) prefixUb[i] = acc += byUb[i].ub;
+    const part = new Float64Array(m);
+    const seen = new Int32Array(m).fill(-1);
     const heap = new TopK(topK);
     let firstEssential = 0;
-    const parts = new Array<number>(qts.length).fill(0);
+    // The heap's worst entry once it is full; until then every candidate is admitted.
+    let full = false;
+    let threshold = Number.NEGATIVE_INFINITY;
+    let thresholdKey = '';
     for (;;) {
       // Next candidate: the smallest doc any essential term is on.
-      let d = Number.POSITIVE_INFINITY;
-      for (let i = firstEssential; i < byUb.length; i++) {
+      let d = NO_DOC;
+      for (let i = firstEssential; i < m; i++) {
         const q = byUb[i];
-        if (q.cursor < q.n && q.docs[q.cursor] < d) d = q.docs[q.cursor];
+        if (q.cursor < q.n) {
+          const x = q.docs[q.cursor];
+          if (x < d) d = x;
+        }
       }
-      if (d === Number.POSITIVE_INFINITY) break;
-      parts.fill(0);
+      if (d === NO_DOC) break;
+      const nrm = na + nb * lenOf[d];
       let partial = 0;
-      for (let i = firstEssential; i < byUb.length; i++) {
+      for (let i = firstEssential; i < m; i++) {
         const q = byUb[i];
         if (q.cursor < q.n && q.docs[q.cursor] === d) {
-          const c = q.weight * q.idf * sat(q.tfs[q.cursor], lenOf[d], avg);
-          parts[q.order] = c;
+          const tf = q.tfs[q.cursor];
+          const c = (q.w * tf) / (tf + nrm); // contribution(), inline
+          part[q.order] = c;
+          seen[q.order] = d;
           partial += c;
           q.cursor++;
         }
@@ -517,25 +546,34 @@ export class Bm25Index {
       // Non-essential terms, largest bound first, each probed only while the record can still make the heap.
       let viable = true;
       for (let i = firstEssential - 1; i >= 0; i--) {
-        if (heap.full && partial + prefixUb[i] < heap.minScore) {
+        if (full && partial + prefixUb[i] < threshold) {
           viable = false;
           break;
         }
         const q = byUb[i];
         advanceTo(q, d);
         if (q.cursor < q.n && q.docs[q.cursor] === d) {
-          const c = q.weight * q.idf * sat(q.tfs[q.cursor], lenOf[d], avg);
-          parts[q.order] = c;
+          const tf = q.tfs[q.cursor];
+          const c = (q.w * tf) / (tf + nrm);
+          part[q.order] = c;
+          seen[q.order] = d;
           partial += c;
         }
       }
-      if (!viable || (heap.full && partial * UB_SLACK < heap.minScore)) continue;
+      if (!viable || (full && partial * UB_SLACK < threshold)) continue;
       // The score is summed in query-term order, as the exhaustive path does, so both give identical floats.
-      const score = sum(parts);
-      if (!heap.admits(score, key) || !accept(key)) continue;
+      let score = 0;
+      for (let j = 0; j < m; j++) if (seen[j] === d) score += part[j];
+      // Ties rank by key (better()): an equal score enters only with a smaller key than the heap's worst.
+      if (full && (score < threshold || (score === threshold && key >= thresholdKey))) continue;
+      if (accept && !accept(key)) continue;
       heap.push({ key, score });
       if (heap.full) {
-        while (firstEssential < byUb.length && prefixUb[firstEssential] < heap.minScore) firstEssential++;
+        full = true;
+        const worst = heap.worst;
+        threshold = worst.score;
+        thresholdKey = worst.key;
+        while (firstEssential < m && prefixUb[firstEssential] < threshold) firstEssential++;
       }
     }
     return heap.sorted();
@@ -575,10 +613,13 @@ function advanceTo(q: QueryTerm, d: number): void {
   q.cursor = lo;
 }
 
-/** BM25's term-frequency saturation with length normalisation; rises with tf, falls with length. */
-function sat(tf: number, len: number, avg: number): number {
-  return (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * len) / avg));
+/** A term's BM25 contribution (see prepare()): rises with tf, falls as `nrm` (the record's length) grows. */
+function contribution(w: number, tf: number, nrm: number): number {
+  return (w * tf) / (tf + nrm);
 }
+
+/** Past every doc id (ids are below 2^31). */
+const NO_DOC = 0x7fffffff;
 
 function sum(parts: number[]): number {
   let s = 0;
@@ -600,14 +641,9 @@ class TopK {
     return this.h.length >= this.k;
   }
 
-  get minScore(): number {
-    return this.h.length ? this.h[0].score : Number.NEGATIVE_INFINITY;
-  }
-
-  admits(score: number, key: string): boolean {
-    if (!this.full) return true;
-    const root = this.h[0];
-    return score > root.score || (score === root.score && key < root.key);
+  /** The worst of the best k (the root); only read once the heap is full. */
+  get worst(): ScoredDoc {
+    return this.h[0];
   }
 
   push(x: ScoredDoc): void {
