@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { requireCan } from './access.ts';
-import { editFormHtml, sessionCsrf } from './html.ts';
-import { currentUser, pathParam, registerServer, registrationSummary } from './server-actions.ts';
-import { ServerBody } from './server-input.ts';
+import { editFormRoutes, registerFormRoute } from './form-routes.ts';
+import { currentUser } from './server-actions.ts';
 import { ErrorResponses } from './shared-schemas.ts';
-import { editServer, toggleServer } from './ui.ts';
+import { toggleServer } from './ui.ts';
 
 /** The older unprefixed family (spec 4.9); /api/server_details and /api/tools are shared with the UI family. */
 
@@ -15,36 +13,11 @@ const ServerParam = Type.Object({ server: Type.String({ description: 'Server pat
 
 export default async function legacyRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { catalog } = fastify;
 
-  app.post(
-    '/register',
-    {
-      schema: {
-        tags,
-        summary: 'Register a server (urlencoded form); 201 JSON; 400 when it exists',
-        body: ServerBody,
-        response: {
-          201: Type.Object({
-            message: Type.String(),
-            path: Type.String(),
-            server_name: Type.String(),
-            is_enabled: Type.Boolean(),
-            auth_scheme: Type.String(),
-            auth_credential_encrypted: Type.Boolean(),
-          }),
-          ...ErrorResponses,
-        },
-      },
-    },
-    async (request, reply) => {
-      const { record, created } = await registerServer(catalog, currentUser(request), request.body, {
-        via: 'POST /register',
-        existsStatus: 400,
-      });
-      return reply.status(201).send(registrationSummary(record, created));
-    },
-  );
+  registerFormRoute(fastify, '/register', {
+    tags,
+    summary: 'Register a server (urlencoded form); 201 JSON; 400 when it exists',
+  });
 
   app.post(
     '/toggle/:server',
@@ -79,35 +52,10 @@ export default async function legacyRoutes(fastify: FastifyInstance): Promise<vo
     },
   );
 
-  app.get(
-    '/edit/:server',
-    { schema: { tags, summary: 'Edit form (HTML)', params: ServerParam } },
-    async (request, reply) => {
-      const user = currentUser(request);
-      const path = pathParam(request.params.server);
-      const s = catalog.servers.require(path);
-      requireCan(user, 'modify_service', path);
-      reply.type('text/html; charset=utf-8');
-      return editFormHtml(s, `/edit/${s.path.slice(1)}`, sessionCsrf(request));
-    },
-  );
-
-  app.post(
-    '/edit/:server',
-    {
-      schema: {
-        tags,
-        summary: 'Save the edit form (name and proxy_pass_url required); redirects to the main page',
-        params: ServerParam,
-        body: ServerBody,
-      },
-    },
-    async (request, reply) => {
-      await editServer(fastify, currentUser(request), request.params.server, request.body, 'POST /edit/{path}', [
-        'name',
-        'proxy_pass_url',
-      ]);
-      return reply.redirect('/api/', 303);
-    },
-  );
+  editFormRoutes(fastify, '', {
+    tags,
+    formSummary: 'Edit form (HTML)',
+    saveSummary: 'Save the edit form (name and proxy_pass_url required); redirects to the main page',
+    required: ['name', 'proxy_pass_url'],
+  });
 }

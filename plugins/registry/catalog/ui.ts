@@ -2,20 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../../../core/errors.ts';
-import { mayReadHeaders, requireCan, requireCredentialRight } from './access.ts';
+import { mayReadHeaders, requireCan } from './access.ts';
 import { showBackend } from './context.ts';
-import { dashboardHtml, editFormHtml, sessionCsrf } from './html.ts';
-import {
-  currentUser,
-  pathParam,
-  refuseBlockedBackends,
-  registerServer,
-  registrationSummary,
-  visibleServer,
-} from './server-actions.ts';
-import { parseBool, parseServerFields, ServerBody, type ServerBodyT } from './server-input.ts';
+import { dashboardHtml } from './html.ts';
+import { currentUser, pathParam, visibleServer } from './server-actions.ts';
+import { parseBool } from './server-input.ts';
 import { ServerListCache, visibleServers } from './server-list.ts';
 import { ServerDetail, serverDetail, ServerSummary, serverSummaryJson, ToolSchema } from './server-views.ts';
+import { editFormRoutes, registerFormRoute } from './form-routes.ts';
 import { ErrorResponses } from './shared-schemas.ts';
 import type { ServerRecord } from './records.ts';
 
@@ -65,27 +59,6 @@ export async function toggleServer(
     new_enabled_state: s.is_enabled,
     message: `Service ${path} ${s.is_enabled ? 'enabled' : 'disabled'}`,
   };
-}
-
-/** Edit-form posts: descriptive fields only unless the form carries credential fields (then the 5.3 rights apply). */
-export async function editServer(
-  app: FastifyInstance,
-  user: ReturnType<typeof currentUser>,
-  raw: string,
-  body: ServerBodyT,
-  via: string,
-  required: Array<'name' | 'proxy_pass_url'> = [],
-): Promise<ServerRecord> {
-  const path = pathParam(raw);
-  app.catalog.servers.require(path);
-  requireCan(user, 'modify_service', path);
-  const { path: _p, ...fields } = parseServerFields(body, required);
-  const credTouched = ['auth_scheme', 'auth_credential', 'auth_header_name'].some(
-    (k) => body[k] !== undefined && body[k] !== '',
-  );
-  if (credTouched) requireCredentialRight(user, path);
-  await refuseBlockedBackends(app.catalog, fields);
-  return app.catalog.servers.update(path, fields, credTouched ? body : undefined, user, via);
 }
 
 export default async function uiRoutes(fastify: FastifyInstance): Promise<void> {
@@ -151,65 +124,15 @@ export default async function uiRoutes(fastify: FastifyInstance): Promise<void> 
     },
   );
 
-  app.post(
-    '/api/register',
-    {
-      schema: {
-        tags,
-        summary: 'Register a server from the UI form; 400 when it exists; needs register_service',
-        body: ServerBody,
-        response: {
-          201: Type.Object({
-            message: Type.String(),
-            path: Type.String(),
-            server_name: Type.String(),
-            is_enabled: Type.Boolean(),
-            auth_scheme: Type.String(),
-            auth_credential_encrypted: Type.Boolean(),
-          }),
-          ...ErrorResponses,
-        },
-      },
-    },
-    async (request, reply) => {
-      const { record, created } = await registerServer(catalog, currentUser(request), request.body, {
-        via: 'POST /api/register',
-        existsStatus: 400,
-      });
-      return reply.status(201).send(registrationSummary(record, created));
-    },
-  );
-
-  app.get(
-    '/api/edit/:server',
-    {
-      schema: { tags, summary: 'Edit form (HTML); needs modify_service', params: ServerParam },
-    },
-    async (request, reply) => {
-      const user = currentUser(request);
-      const path = pathParam(request.params.server);
-      const s = catalog.servers.require(path);
-      requireCan(user, 'modify_service', path);
-      reply.type('text/html; charset=utf-8');
-      return editFormHtml(s, `/api/edit/${s.path.slice(1)}`, sessionCsrf(request));
-    },
-  );
-
-  app.post(
-    '/api/edit/:server',
-    {
-      schema: {
-        tags,
-        summary: 'Save the edit form, then 303 to the dashboard; needs modify_service',
-        params: ServerParam,
-        body: ServerBody,
-      },
-    },
-    async (request, reply) => {
-      await editServer(fastify, currentUser(request), request.params.server, request.body, 'POST /api/edit/{path}');
-      return reply.redirect('/api/', 303);
-    },
-  );
+  registerFormRoute(fastify, '/api/register', {
+    tags,
+    summary: 'Register a server from the UI form; 400 when it exists; needs register_service',
+  });
+  editFormRoutes(fastify, '/api', {
+    tags,
+    formSummary: 'Edit form (HTML); needs modify_service',
+    saveSummary: 'Save the edit form, then 303 to the dashboard; needs modify_service',
+  });
 
   app.get(
     '/api/server_details/:server',
