@@ -115,6 +115,16 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
     scheduledDelayMillis: opts.scheduledDelayMillis,
     exportTimeoutMillis: opts.exportTimeoutMillis,
   });
+  /**
+   * Spans that would not fit in the queue are dropped and counted before any is built. A collector that is
+   * down keeps the queue full, and building SDK spans only for the processor to drop them was most of what
+   * export then cost a traced request (bench/RESULTS.md). A trace goes whole or not at all: no orphan spans.
+   */
+  const fits = (n: number): boolean => {
+    if (accepted - handedOver + n <= opts.maxQueueSize) return true;
+    counts.dropped += n;
+    return false;
+  };
   const counting = {
     onStart: batch.onStart.bind(batch),
     onEnd(span: ReadableSpan) {
@@ -148,6 +158,7 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
 
   return {
     exportTrace(trace) {
+      if (!fits(trace.spans.length + 1)) return;
       const end = ms(trace.timestamp) ?? Date.now();
       const starts = trace.spans.map((s) => ms(s.start_time)).filter((n): n is number => n !== undefined);
       const start = Math.min(end, ...starts);
@@ -172,6 +183,7 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
       parent.end(Math.max(end, start));
     },
     exportGeneration(gen) {
+      if (!fits(1)) return;
       const attrs: Attrs = { 'gen_ai.operation.name': 'chat', 'switchboard.trace_id': gen.trace_id };
       if (gen.model) attrs['gen_ai.request.model'] = gen.model;
       usageAttrs(gen.usage, attrs);

@@ -3,7 +3,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Collection } from '../../core/store-types.ts';
 import type { Stored } from './list.ts';
 
-type Col = Collection<Stored<unknown>>;
+type Col = Collection<Stored<unknown>> & {
+  /**
+   * Several entries in one backend call, all or none (keyv's setMany: one transaction on SQLite). The core
+   * Collection does not declare it (core/store-types.ts); where a collection has it, batches use it.
+   */
+  setMany?(entries: Array<{ key: string; value: Stored<unknown> }>): Promise<unknown>;
+};
 /** A queued value and when it was first queued (a ticket), so flush() knows which records predate it. */
 type Entry = { v: Stored<unknown>; n: number };
 
@@ -45,8 +51,9 @@ export interface WriteStats {
  * lose is what was queued (at most `maxQueue` records, normally one timer's
  * worth); close() flushes with a bounded wait.
  *
- * The core store has no batch operation (core/store-types.ts), so a batch is
- * sequential sets, off the request path.
+ * A batch is one `setMany` call per collection where the collection offers one
+ * (one SQLite transaction: an autocommit per record was most of what auto_trace
+ * cost a chat, bench/RESULTS.md), else sequential sets, off the request path.
  */
 export class WriteBehind {
   private readonly queue = new Map<Col, Map<string, Entry>>();
@@ -212,12 +219,21 @@ export class WriteBehind {
   private async writeBatch(): Promise<void> {
     this.takeBatch();
     try {
-      for (const [col, m] of this.inflight)
+      for (const [col, m] of this.inflight) {
+        if (typeof col.setMany === 'function') {
+          const entries: Array<{ key: string; value: Stored<unknown> }> = [];
+          for (const [key, e] of m) entries.push({ key, value: e.v });
+          await col.setMany(entries);
+          this.stats.written += m.size;
+          m.clear(); // written as a whole; on failure all of it stays for the retry
+          continue;
+        }
         for (const [k, v] of m) {
           await col.set(k, v.v);
           m.delete(k); // written: a retry must not write it again
           this.stats.written++;
         }
+      }
       this.inflight = new Map();
       this.failures = 0;
     } catch (err) {

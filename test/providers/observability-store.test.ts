@@ -287,6 +287,7 @@ t.test('OTLP export with a dead collector: ingest still answers, the bounded que
   // 10 spans, a queue of 4, and the first batch stuck on the dead collector: some must be dropped, and counted.
   const stats = p.exportStats()!;
   t.ok(stats.dropped > 0 && stats.dropped <= 6, `drops counted (${stats.dropped})`);
+  t.equal(stats.dropped % 2, 0, 'a trace that does not fit is dropped whole (root and span), never half exported');
   t.equal(stats.exported, 0, 'nothing reached a collector');
 });
 
@@ -471,6 +472,48 @@ t.test(
     t.match(wb.writeStats(), { written: 10, queued: 0, failed: 0, dropped: 0 }, 'close wrote the rest');
   },
 );
+
+t.test('write-behind: a collection with setMany gets one call per batch, written whole or retried whole', async (t) => {
+  const store = await openStore({ backend: 'memory' });
+  t.teardown(() => store.close());
+  const real = store.collection<Stored<{ timestamp: string }>>('many');
+  const calls: string[][] = [];
+  let failing = 1;
+  const col = {
+    set: async () => {
+      throw new Error('set is not used where setMany exists');
+    },
+    setMany: async (entries: Array<{ key: string; value: Stored<{ timestamp: string }> }>) => {
+      calls.push(entries.map((e) => e.key));
+      if (failing-- > 0) throw new Error('store blip');
+      for (const e of entries) await real.set(e.key, e.value);
+    },
+  } as unknown as Collection<Stored<{ timestamp: string }>>;
+  const wb = new WriteBehind({ maxQueue: 100, batchSize: 3, delayMs: 600_000, maxRetries: 3 }, undefined);
+  const rec = () => wrap({ timestamp: new Date().toISOString() });
+  wb.enqueue(col, 'k0', rec());
+  wb.enqueue(col, 'k1', rec());
+  await t.rejects(wb.flush(), /store blip/, 'a read meets the store error');
+  t.equal(await real.get('k0'), undefined, 'nothing of the failed batch is written');
+  t.ok(wb.peek(col, 'k0') && wb.peek(col, 'k1'), 'all of it is back in the queue, still readable');
+  t.equal(wb.writeStats().written, 0);
+  await wb.flush();
+  t.ok((await real.get('k0')) && (await real.get('k1')), 'the retry writes the batch');
+  for (let i = 2; i < 7; i++) wb.enqueue(col, `k${i}`, rec()); // the third fills a batch: written at once
+  await wb.flush();
+  await wb.close();
+  t.same(
+    calls,
+    [
+      ['k0', 'k1'],
+      ['k0', 'k1'],
+      ['k2', 'k3', 'k4'],
+      ['k5', 'k6'],
+    ],
+    'one call per batch, in queue order',
+  );
+  t.match(wb.writeStats(), { written: 7, queued: 0, failed: 0, dropped: 0 });
+});
 
 t.test('ids: UUIDv7 from the pooled random bytes, unique past a pool refill, ordered by time', async (t) => {
   const ids = Array.from({ length: 1000 }, (_, i) => timeOrderedId(1_700_000_000_000 + i));
