@@ -1,6 +1,6 @@
 import { deepFreeze } from './deep-frozen.ts';
 import type { Collection } from './store-types.ts';
-import { UnstorableValue, unstorableError } from './store-value.ts';
+import { NotACounter, UnstorableValue, unstorableError } from './store-value.ts';
 
 /**
  * In-process collections: a Map per collection, without keyv. keyv's
@@ -75,6 +75,16 @@ export class MemoryCollection<T> implements Collection<T> {
     if (this.live(key, this.map.get(key))) return false;
     this.map.set(key, { v: this.encode(value), exp: ttlMs && ttlMs > 0 ? Date.now() + ttlMs : 0 });
     return true;
+  }
+
+  /** Read and write in one turn, like setIfAbsent: atomic within the process, which is all a memory store has. */
+  async increment(key: string): Promise<number> {
+    const e = this.live(key, this.map.get(key));
+    const current = e ? this.decode(e.v) : 0;
+    if (!Number.isSafeInteger(current)) throw new NotACounter(key);
+    const n = (current as number) + 1;
+    this.map.set(key, { v: this.encode(n as T), exp: 0 });
+    return n;
   }
 
   async delete(key: string): Promise<boolean> {

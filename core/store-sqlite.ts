@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { counterIn } from './store-value.ts';
 
 /**
  * A keyv storage adapter on an embedded SQLite file.
@@ -74,6 +75,21 @@ export class SqliteFile {
       }
       this.stmts.set.run(key, serialized);
       return true;
+    });
+    return tx.immediate();
+  }
+
+  /**
+   * Add one to the counter in keyv's envelope, in one IMMEDIATE transaction
+   * (the write lock before the read, as insertIfAbsent): two processes on one
+   * file each get their own value.
+   */
+  increment(key: string): number {
+    const tx = this.db.transaction(() => {
+      const row = this.stmts.get.get(key);
+      const n = (row ? counterIn(key, row.value) : 0) + 1;
+      this.stmts.set.run(key, JSON.stringify({ value: n }));
+      return n;
     });
     return tx.immediate();
   }

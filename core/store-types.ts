@@ -16,6 +16,15 @@ export interface Collection<T> {
    * call wrote it. For claims that must be won once (a team task run).
    */
   setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean>;
+  /**
+   * Add one to the integer at `key` (an absent or expired key counts as 0) and
+   * return the new value, atomically on every backend: concurrent calls from any
+   * number of processes on one Redis or SQLite file each get a different value,
+   * with no gaps. get() reads the number; the entry has no TTL. A key holding
+   * anything but an integer is refused with a plain Error (a bug in the caller).
+   * For version counters that must tell "only my write" from "someone else's too".
+   */
+  increment(key: string): Promise<number>;
   /** Every live entry of the collection, in key order where the backend keeps one. */
   entries(): AsyncIterable<[string, T]>;
   clear(): Promise<void>;

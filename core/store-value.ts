@@ -39,3 +39,29 @@ export function serialising<A, R>(serialise: (value: A) => R): (value: A) => R {
     }
   };
 }
+
+/** increment() on an entry that is not an integer counter: the caller used the key for something else. */
+export class NotACounter extends Error {
+  constructor(key: string) {
+    super(`Entry '${key}' does not hold an integer counter; increment() cannot add to it`);
+    this.name = 'NotACounter';
+  }
+}
+
+/**
+ * The counter in a stored keyv entry (`{"value":n}`, keyv's envelope); 0 when
+ * the entry has expired. Shared by the backends that read and write the
+ * envelope themselves inside one atomic step (SQLite).
+ */
+export function counterIn(key: string, serialized: string): number {
+  let entry: { value?: unknown; expires?: unknown } | null;
+  try {
+    entry = JSON.parse(serialized) as typeof entry;
+  } catch {
+    throw new NotACounter(key);
+  }
+  if (typeof entry !== 'object' || entry === null) throw new NotACounter(key);
+  if (typeof entry.expires === 'number' && entry.expires <= Date.now()) return 0;
+  if (!Number.isSafeInteger(entry.value)) throw new NotACounter(key);
+  return entry.value as number;
+}

@@ -5,7 +5,7 @@ import type { Health } from './health.ts';
 import type { Collection, Store, StoreBackend } from './store-types.ts';
 import { DEFAULT_COMMAND_TIMEOUT_MS, withDeadline, withinDeadline } from './store-deadline.ts';
 import { MemoryCollection, type MemoryValues } from './store-memory.ts';
-import { serialising, UnstorableValue, unstorableError } from './store-value.ts';
+import { NotACounter, serialising, UnstorableValue, unstorableError } from './store-value.ts';
 import { SqliteFile, SqliteKeyvAdapter } from './store-sqlite.ts';
 
 export type { Collection, Store, StoreBackend } from './store-types.ts';
@@ -32,14 +32,19 @@ function redactUrl(url: string): string {
   }
 }
 
-/** A backend's atomic insert of an already serialised keyv entry under its prefixed key. */
-export type InsertIfAbsent = (prefixedKey: string, serialized: string, ttlMs: number | undefined) => Promise<boolean>;
+/** The read-and-write steps keyv has no atomic form of, done by the backend itself on keyv's prefixed keys and envelope. */
+export interface Atomics {
+  /** Insert an already serialised keyv entry unless a live one holds the key. */
+  insertIfAbsent(prefixedKey: string, serialized: string, ttlMs: number | undefined): Promise<boolean>;
+  /** Add one to the counter in the entry (`{"value":n}`) and return the new value. */
+  increment(prefixedKey: string): Promise<number>;
+}
 
 class KeyvCollection<T> implements Collection<T> {
   constructor(
     private readonly kv: Keyv,
     private readonly storeName: string,
-    private readonly insertIfAbsent: InsertIfAbsent,
+    private readonly atomics: Atomics,
   ) {
     // keyv serialises inside set(): its failures are marked so fail() can tell them from the backend's.
     if (kv.serialize) kv.serialize = serialising(kv.serialize);
@@ -48,6 +53,7 @@ class KeyvCollection<T> implements Collection<T> {
   private fail(op: string, err: unknown): never {
     // A value that cannot be written is the caller's problem, whatever the backend's health (store-value.ts).
     if (err instanceof UnstorableValue) throw unstorableError(this.storeName, err);
+    if (err instanceof NotACounter) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     throw unavailable('SB_ERR_STORE_UNAVAILABLE', `Store '${this.storeName}' is unavailable (${op}): ${reason}`, err);
   }
@@ -83,13 +89,21 @@ class KeyvCollection<T> implements Collection<T> {
     try {
       // keyv's own envelope and key prefix, so get() reads the entry like any other.
       const data = await this.kv.serializeData({ value, expires: ttlMs ? Date.now() + ttlMs : undefined });
-      return await this.insertIfAbsent(
+      return await this.atomics.insertIfAbsent(
         this.kv._getKeyPrefix(key),
         typeof data === 'string' ? data : JSON.stringify(data),
         ttlMs || undefined,
       );
     } catch (err) {
       this.fail('set', err);
+    }
+  }
+
+  async increment(key: string): Promise<number> {
+    try {
+      return await this.atomics.increment(this.kv._getKeyPrefix(key));
+    } catch (err) {
+      this.fail('increment', err);
     }
   }
 
@@ -153,7 +167,7 @@ export function keyvNamespace(collection: string): string {
 function makeStore(
   backend: StoreBackend,
   location: string,
-  newKeyv: (namespace: string) => { kv: Keyv; insertIfAbsent: InsertIfAbsent },
+  newKeyv: (namespace: string) => { kv: Keyv; atomics: Atomics },
   health: () => Promise<Health>,
   close: () => Promise<void>,
 ): Store {
@@ -164,8 +178,8 @@ function makeStore(
     collection<T>(name: string): Collection<T> {
       let c = cache.get(name);
       if (!c) {
-        const { kv, insertIfAbsent } = newKeyv(keyvNamespace(name));
-        c = new KeyvCollection<unknown>(kv, backend, insertIfAbsent);
+        const { kv, atomics } = newKeyv(keyvNamespace(name));
+        c = new KeyvCollection<unknown>(kv, backend, atomics);
         cache.set(name, c);
       }
       return c as Collection<T>;
@@ -182,7 +196,10 @@ function openSqliteStore(file: string): Store {
     file,
     (namespace) => ({
       kv: new Keyv({ store: new SqliteKeyvAdapter(sqlite), namespace, throwOnErrors: true }),
-      insertIfAbsent: async (key, serialized) => sqlite.insertIfAbsent(key, serialized),
+      atomics: {
+        insertIfAbsent: async (key, serialized) => sqlite.insertIfAbsent(key, serialized),
+        increment: async (key) => sqlite.increment(key),
+      },
     }),
     async () => {
       try {
@@ -213,6 +230,27 @@ function openMemoryStore(mode: MemoryValues): Store {
     },
   };
 }
+
+/**
+ * INCR on keyv's JSON envelope: a bare INCR would store `5`, which keyv's get()
+ * cannot read, so the script reads the envelope, adds one and writes it back.
+ * A script runs alone on the server: two replicas never get the same value.
+ * SET without KEEPTTL: a counter has no TTL.
+ */
+const INCREMENT_ENVELOPE = `
+local raw = redis.call('GET', KEYS[1])
+local n = 0
+if raw then
+  local ok, entry = pcall(cjson.decode, raw)
+  if not ok or type(entry) ~= 'table' or type(entry.value) ~= 'number' or entry.value ~= math.floor(entry.value) then
+    return redis.error_reply('SB_NOT_A_COUNTER')
+  end
+  n = entry.value
+end
+n = n + 1
+redis.call('SET', KEYS[1], '{"value":' .. string.format('%d', n) .. '}')
+return n
+`;
 
 async function openRedisStore(url: string): Promise<Store> {
   const { default: KeyvRedis, createClient } = await import('@keyv/redis');
@@ -261,13 +299,24 @@ async function openRedisStore(url: string): Promise<Store> {
       });
       return {
         kv: new Keyv({ store: adapter, namespace, throwOnErrors: true, useKeyPrefix: false }),
-        // SET NX: Redis decides, so two replicas can never both win.
-        insertIfAbsent: async (key, serialized, ttlMs) =>
-          (await client.set(
-            adapter.createKeyPrefix(key, namespace),
-            serialized,
-            ttlMs ? { NX: true, PX: ttlMs } : { NX: true },
-          )) === 'OK',
+        atomics: {
+          // SET NX: Redis decides, so two replicas can never both win.
+          insertIfAbsent: async (key, serialized, ttlMs) =>
+            (await client.set(
+              adapter.createKeyPrefix(key, namespace),
+              serialized,
+              ttlMs ? { NX: true, PX: ttlMs } : { NX: true },
+            )) === 'OK',
+          increment: async (key) => {
+            const redisKey = adapter.createKeyPrefix(key, namespace);
+            try {
+              return Number(await client.eval(INCREMENT_ENVELOPE, { keys: [redisKey] }));
+            } catch (err) {
+              if ((err as Error).message?.includes('SB_NOT_A_COUNTER')) throw new NotACounter(key);
+              throw err;
+            }
+          },
+        },
       };
     },
     async () => {

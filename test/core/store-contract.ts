@@ -1,4 +1,6 @@
 import type { Test } from 'tap';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Store } from '../../core/store.ts';
 
 /** The collection contract every store backend meets (used by store.test.ts and store-redis.test.ts). */
@@ -46,6 +48,7 @@ export async function contract(t: Test, store: Store) {
   t.equal(await store.healthcheck(), 'ok');
   await prefixIsolation(t, store);
   await setIfAbsent(t, store);
+  await increment(t, store);
 }
 
 /** set-if-absent: one winner among concurrent claims, readable by get(), free again once expired or deleted. */
@@ -90,4 +93,111 @@ export async function prefixIsolation(t: Test, store: Store) {
   await p.clear();
   t.equal(await pq.get('k'), 2, "clearing 'p' leaves 'p:q' alone");
   await pq.clear();
+}
+
+/** increment: gapless, one value per call under concurrency, readable by get(), refused on a non-counter. */
+export async function increment(t: Test, store: Store) {
+  const c = store.collection<unknown>('counters');
+  await c.clear();
+  t.equal(await c.increment('gen'), 1, 'an absent counter starts at 1');
+  t.equal(await c.increment('gen'), 2);
+  t.equal(await c.get('gen'), 2, 'get() reads the number');
+  const many = await Promise.all(Array.from({ length: 40 }, () => c.increment('gen')));
+  t.same(
+    [...many].sort((x, y) => x - y),
+    Array.from({ length: 40 }, (_, i) => i + 3),
+    'forty concurrent increments each get their own value, no gaps',
+  );
+  t.equal(await c.get('gen'), 42);
+  t.equal(await store.collection<number>('counters-other').increment('gen'), 1, 'counters are per collection');
+  await c.set('plain', 10);
+  t.equal(await c.increment('plain'), 11, 'a number written by set() is a counter');
+  await c.set('short', 5, 50);
+  await new Promise((r) => setTimeout(r, 120));
+  t.equal(await c.increment('short'), 1, 'an expired entry counts as 0');
+  await new Promise((r) => setTimeout(r, 120));
+  t.equal(await c.get('short'), 1, 'the counter it becomes has no TTL');
+  await c.set('word', 'seven');
+  await c.set('half', 1.5);
+  for (const key of ['word', 'half']) {
+    const err = await c.increment(key).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    t.equal(err?.name, 'NotACounter', `a key holding ${JSON.stringify(await c.get(key))} is refused, not a 503`);
+  }
+  t.equal(await c.get('word'), 'seven', 'and left as it was');
+  t.equal(await c.delete('gen'), true);
+  t.equal(await c.increment('gen'), 1, 'a deleted counter starts over');
+  await c.clear();
+  await store.collection('counters-other').clear();
+}
+
+/** Two handles on one backend (two processes' worth of clients): every value is handed out exactly once. */
+export async function incrementAcross(t: Test, a: Store, b: Store) {
+  const [ca, cb] = [a.collection<number>('counters-shared'), b.collection<number>('counters-shared')];
+  await ca.clear();
+  const got = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? ca : cb).increment('gen')));
+  t.same(
+    [...got].sort((x, y) => x - y),
+    Array.from({ length: 60 }, (_, i) => i + 1),
+    'sixty increments split over two handles: 1..60, each once',
+  );
+  t.equal(await cb.get('gen'), 60);
+  t.equal(await ca.get('gen'), 60);
+  await ca.clear();
+}
+
+const INCREMENTER = fileURLToPath(new URL('../fixtures/store-incrementer.ts', import.meta.url));
+
+/** Starts the incrementer child: increments of one counter for `windowMs` once it is told to go. */
+function incrementer(target: string[], windowMs: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', INCREMENTER, ...target, String(windowMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  let markReady: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.startsWith('ready\n')) markReady();
+  });
+  const values = new Promise<number[]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(out.trim().split('\n').slice(1).map(Number))
+        : reject(new Error(`incrementer exited ${code}`)),
+    );
+  });
+  return { ready, go: () => child.stdin.end('go\n'), values };
+}
+
+/**
+ * Two processes incrementing one counter at once (`target` is the backend and
+ * its SQLite directory or Redis URL), for the same time window: the union of
+ * what they got is 1..total with no value twice, and each saw its own values
+ * rise. Returns the total.
+ */
+export async function incrementAcrossProcesses(t: Test, target: string[], windowMs = 400): Promise<number> {
+  const children = [incrementer(target, windowMs), incrementer(target, windowMs)];
+  await Promise.all(children.map((c) => c.ready));
+  for (const c of children) c.go();
+  const [x, y] = await Promise.all(children.map((c) => c.values));
+  const total = x!.length + y!.length;
+  t.ok(x!.length > 0 && y!.length > 0, 'both processes incremented');
+  t.same(
+    [...x!, ...y!].sort((p, q) => p - q),
+    Array.from({ length: total }, (_, i) => i + 1),
+    `${total} increments from two processes: 1..${total}, each once`,
+  );
+  t.ok(
+    x!.some((v, i) => i > 0 && v !== x![i - 1]! + 1),
+    'the processes really overlapped (the first got gaps where the second took values)',
+  );
+  t.ok(
+    [x!, y!].every((vals) => vals.every((v, i) => i === 0 || v > vals[i - 1]!)),
+    "each process's values rise",
+  );
+  return total;
 }

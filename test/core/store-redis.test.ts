@@ -1,7 +1,13 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { openStore } from '../../core/store.ts';
-import { prefixIsolation, setIfAbsent } from './store-contract.ts';
+import {
+  increment,
+  incrementAcross,
+  incrementAcrossProcesses,
+  prefixIsolation,
+  setIfAbsent,
+} from './store-contract.ts';
 import { isSwitchboardError } from '../../core/errors.ts';
 import { buildApp } from '../../plugins/app.ts';
 import { tempDir } from '../helpers/app.ts';
@@ -45,6 +51,21 @@ t.test('REDIS_URL selects the Redis store; the collection contract holds there',
   t.equal(ready.json().checks['store/redis'], 'ok');
   await prefixIsolation(t, app.sb.store);
   await setIfAbsent(t, app.sb.store);
+  await increment(t, app.sb.store);
+});
+
+t.test('Redis increment: atomic across two clients and two processes, and keyv reads it', async (t) => {
+  const redis = await startRedis();
+  t.teardown(redis.stop);
+  const a = await openStore({ backend: 'redis', url: redis.url });
+  const b = await openStore({ backend: 'redis', url: redis.url });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  await incrementAcross(t, a, b);
+  const total = await incrementAcrossProcesses(t, ['redis', redis.url]);
+  t.equal(await b.collection('counters-processes').get('gen'), total, 'get() on another client reads the last value');
 });
 
 t.test('config store.url wins over REDIS_URL', async (t) => {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../core/store.ts';
-import { contract } from './store-contract.ts';
+import { contract, incrementAcross, incrementAcrossProcesses } from './store-contract.ts';
 import { tempDir } from '../helpers/app.ts';
 
 const WRITER = fileURLToPath(new URL('../fixtures/store-writer.ts', import.meta.url));
@@ -74,4 +74,17 @@ t.test('sqlite set-if-absent across two handles on one file (two processes shari
   );
   t.equal(won.filter(Boolean).length, 1, 'one claim wins across both handles');
   t.same(await claims[1]!.get('run/t1'), await claims[0]!.get('run/t1'), 'both handles read the winner');
+});
+
+t.test('sqlite increment across two handles and two processes on one file', async (t) => {
+  const dir = tempDir();
+  const a = await openStore({ backend: 'sqlite', dataDir: dir });
+  const b = await openStore({ backend: 'sqlite', dataDir: dir });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  await incrementAcross(t, a, b);
+  const total = await incrementAcrossProcesses(t, ['sqlite', dir]);
+  t.equal(await a.collection('counters-processes').get('gen'), total, 'the file holds the last value');
 });

@@ -80,7 +80,7 @@ function operationsOf(doc: OpenApi): Operation[] {
 }
 
 /**
- * Records the core store's writes (set, setIfAbsent that won, delete that removed, clear) with the
+ * Records the core store's writes (set, setIfAbsent that won, increment, delete that removed, clear) with the
  * request whose async context made them: work a request started in the background (a first health
  * check) carries that request's id, so a later request is not blamed for it.
  */
@@ -94,7 +94,7 @@ function spyOn(inner: Store): { store: Store; writes: Write[] } {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver) as unknown;
         if (typeof v !== 'function') return v;
-        if (!['set', 'setIfAbsent', 'delete', 'clear'].includes(String(prop)))
+        if (!['set', 'setIfAbsent', 'increment', 'delete', 'clear'].includes(String(prop)))
           return (v as (...a: unknown[]) => unknown).bind(target);
         return async (...args: unknown[]) => {
           const r = await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);

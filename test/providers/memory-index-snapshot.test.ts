@@ -33,6 +33,7 @@ function counting(inner: Store): { store: Store; scans: () => number; read: () =
         },
         set: (k, v, ttl) => c.set(k, v, ttl),
         setIfAbsent: (k, v, ttl) => c.setIfAbsent(k, v, ttl),
+        increment: (k) => c.increment(k),
         delete: (k) => c.delete(k),
         clear: () => c.clear(),
         entries: () => {

@@ -18,6 +18,7 @@ function countingScans(inner: Store): { store: Store; scans: () => number } {
         getMany: (k) => c.getMany(k),
         set: (k, v, ttl) => c.set(k, v, ttl),
         setIfAbsent: (k, v, ttl) => c.setIfAbsent(k, v, ttl),
+        increment: (k) => c.increment(k),
         delete: (k) => c.delete(k),
         clear: () => c.clear(),
         entries: () => {
