@@ -8,6 +8,7 @@ import { loadAdminCredentials, loadSecretKey } from './keys.ts';
 import { boundRequestRefusal, isPublicPath } from './resource-binding.ts';
 import { ScopeStore, readScopeFiles } from './scope-store.ts';
 import { attachCsrfCheck } from './csrf.ts';
+import { LoginLockout, basicUsername, clientAddress } from './login-lockout.ts';
 import { authSettings } from './settings.ts';
 import loginRoutes from './routes/login.ts';
 import tokenRoutes from './routes/tokens.ts';
@@ -61,7 +62,8 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
   await app.sb.seeds.add('registry scopes', () => scopes.seed(scopeFiles));
   const idp = settings.idp ? buildIdpVerifier(settings.idp) : undefined;
   const authenticator = new Authenticator(secret.key, admin, scopes, idp, app.sb.store, () => app.sb.seeds.epoch());
-  const shared: RegistryAuth = { settings, authenticator, scopes, idp };
+  const lockout = new LoginLockout(app.sb.store, settings.login_lockout);
+  const shared: RegistryAuth = { settings, authenticator, scopes, idp, lockout };
   byContext.set(app.sb, shared);
   app.decorate('registryAuth', shared);
 
@@ -84,6 +86,19 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
     if (who.session) request.session = who.session;
   };
 
+  // HTTP Basic is a password check on every request, so it counts toward the login lockout like the form.
+  const identify = async (request: FastifyRequest): Promise<Identified> => {
+    const basicUser = basicUsername(request.headers);
+    if (basicUser === undefined) return authenticator.identify(request.headers);
+    const attempt = await lockout.begin(basicUser, clientAddress(request, lockout.trusted));
+    const who = await authenticator.identify(request.headers);
+    if (who.failure) {
+      request.log.info({ username: basicUser }, 'registry basic auth failed');
+      await attempt.failed();
+    } else await attempt.succeeded();
+    return who;
+  };
+
   // Callback style so a cached token costs no promise (the /validate hot path).
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     scopes.refreshIfStale();
@@ -96,7 +111,7 @@ async function registryAuth(app: FastifyInstance): Promise<void> {
     } catch (err) {
       return done(err as Error);
     }
-    authenticator.identify(request.headers).then(
+    identify(request).then(
       (who) => {
         try {
           apply(request, who);

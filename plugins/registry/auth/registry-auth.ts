@@ -1,5 +1,6 @@
 import type { Authenticator } from './identify.ts';
 import type { Idp } from './idp.ts';
+import type { LoginLockout } from './login-lockout.ts';
 import type { UserContext } from './context.ts';
 import type { ResourceType } from './self-tokens.ts';
 import type { ScopeStore } from './scope-store.ts';
@@ -11,6 +12,8 @@ export interface RegistryAuth {
   authenticator: Authenticator;
   scopes: ScopeStore;
   idp?: Idp;
+  /** Failed-login counters shared by replicas (the login form and HTTP Basic). */
+  lockout: LoginLockout;
   /**
    * Set by the catalog: may `user` see this registered resource? Undefined when
    * the catalog does not hold it. Token minting (spec 4.4 rule 7) asks it first,

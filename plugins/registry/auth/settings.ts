@@ -39,6 +39,19 @@ const Idp = Type.Object(
 );
 export type IdpSettings = Static<typeof Idp>;
 
+/** Failed local logins (form and HTTP Basic) before a 429 lockout; login-lockout.ts says how they count. */
+const LoginLockoutSection = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    max_attempts: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+    max_attempts_per_ip: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+    window_s: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+    /** Loopback by default: the shipped nginx runs on the replicas' host. */
+    trusted_proxies: Type.Array(Type.String({ minLength: 1 }), { default: ['127.0.0.1', '::1'] }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 /** Only the keys this plugin owns; the catalog validates its own keys of `registry`. */
 const AuthSection = Type.Object(
   {
@@ -51,6 +64,7 @@ const AuthSection = Type.Object(
     /** Cookies get `Secure` when true (behind TLS). */
     secure_cookies: Type.Boolean({ default: false }),
     idp: Type.Optional(Idp),
+    login_lockout: LoginLockoutSection,
   },
   { additionalProperties: true },
 );

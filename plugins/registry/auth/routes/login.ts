@@ -5,6 +5,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { SwitchboardError, badRequest, notFound, unauthorized } from '../../../../core/errors.ts';
 import { navHtml } from '../../../pages/nav.ts';
 import { ADMIN_GROUP } from '../identify.ts';
+import { clientAddress } from '../login-lockout.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, cookieHeader, csrfTokenFor, readCookie, signSession } from '../session.ts';
 
 const STATE_COOKIE = 'mcp_gateway_oauth_state';
@@ -38,7 +39,7 @@ function loginPage(error?: string, provider?: { kind: string; displayName: strin
 /** Local admin login, logout, IdP redirects and the CSRF token for cookie sessions. */
 export default async function loginRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { authenticator, scopes, settings, idp } = app.registryAuth;
+  const { authenticator, scopes, settings, idp, lockout } = app.registryAuth;
   const key = authenticator.secretKey;
   const sessionSeconds = settings.session_hours * 3600;
 
@@ -91,15 +92,30 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
           username: Type.String({ minLength: 1, maxLength: 256 }),
           password: Type.String({ minLength: 1, maxLength: 1024 }),
         }),
-        response: { 302: Redirect, 401: Type.Union([ErrorBody, Html]) },
+        response: { 302: Redirect, 401: Type.Union([ErrorBody, Html]), 429: Type.Union([ErrorBody, Html]) },
       },
     },
     async (request, reply) => {
       const { username, password } = request.body;
+      // A browser that posted the form gets the form back; API clients get the JSON error.
+      const wantsHtml = (request.headers.accept ?? '').includes('text/html');
+      let attempt: Awaited<ReturnType<typeof lockout.begin>>;
+      try {
+        // Before the password is looked at: a locked-out attempt learns nothing, right password or not.
+        attempt = await lockout.begin(username, clientAddress(request, lockout.trusted));
+      } catch (err) {
+        if (!wantsHtml || !(err instanceof SwitchboardError) || err.statusCode !== 429) throw err;
+        request.log.info({ username }, 'registry login refused: locked out');
+        for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+        return reply
+          .status(429)
+          .type('text/html; charset=utf-8')
+          .send(loginPage(String(err.detail), idp));
+      }
       if (!authenticator.checkAdminPassword(username, password)) {
         request.log.info({ username }, 'registry login failed');
-        // A browser that posted the form gets the form back; API clients get the JSON error.
-        if ((request.headers.accept ?? '').includes('text/html')) {
+        await attempt.failed();
+        if (wantsHtml) {
           return reply
             .status(401)
             .type('text/html; charset=utf-8')
@@ -107,6 +123,7 @@ export default async function loginRoutes(fastify: FastifyInstance): Promise<voi
         }
         throw unauthorized('SB_ERR_AUTH_LOGIN_FAILED', 'Invalid username or password');
       }
+      await attempt.succeeded();
       await authenticator.readyForSessions();
       setSession(request, reply, { username, groups: [ADMIN_GROUP], provider: 'local' });
       request.log.info({ username }, 'registry login');
