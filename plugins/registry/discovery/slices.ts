@@ -1,0 +1,33 @@
+/**
+ * Work in slices: a long job (the index build at start, a rebuild after a
+ * replica's reload, reading the word vectors) yields to the event loop every
+ * few milliseconds, so /healthz and other requests are answered while it runs.
+ * The same shape as the memory index's build (providers/keyv), which plugins
+ * may not import.
+ */
+export const SLICE_MS = 4;
+
+export const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * A clock for one job: `await tick()` yields when the current slice is used up,
+ * else returns at once. The clock is read on every call: callers call it once
+ * per unit of work that is already ~0.1 ms or more (a catalog record, 1,000
+ * word-vector rows).
+ */
+export function slicer(sliceMs = SLICE_MS): { tick: () => Promise<void> | undefined; longest: () => number } {
+  let start = performance.now();
+  let longest = 0;
+  return {
+    tick: () => {
+      const ran = performance.now() - start;
+      if (ran < sliceMs) return undefined;
+      if (ran > longest) longest = ran;
+      return yieldToLoop().then(() => {
+        start = performance.now();
+      });
+    },
+    /** The longest stretch the job held the loop (ms), for the bench. */
+    longest: () => longest,
+  };
+}
