@@ -113,14 +113,14 @@ t.test('SQLite under DATA_DIR: everything survives a restart, credentials stay r
   );
 });
 
-t.test('Redis: a second replica sees writes of the first (generation key)', async (t) => {
+t.test('Redis: a second replica sees writes of the first (generation counter)', async (t) => {
   const url = 'redis://127.0.0.1:6379/13';
   const stores = await redisReplicas(t, url, [
     'registry_servers',
     'registry_agents',
     'registry_skills',
     'registry_ratings',
-    'registry_generations',
+    'registry_generation_counters',
   ]);
   if (!stores) return;
   const [s1, s2] = stores;

@@ -239,7 +239,7 @@ t.test('Redis: two replicas agree after a write on one', async (t) => {
     'registry_agents',
     'registry_skills',
     'registry_ratings',
-    'registry_generations',
+    'registry_generation_counters',
   ]);
   if (!stores) return;
   const [s1, s2] = stores;

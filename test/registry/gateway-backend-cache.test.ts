@@ -164,7 +164,7 @@ t.test(
   async (t) => {
     // Replica B learns of A's write by reloading the collection (no change event there), so its cached entry must go with the old record.
     const url = 'redis://127.0.0.1:6379/11';
-    const stores = await redisReplicas(t, url, ['registry_servers', 'registry_generations']);
+    const stores = await redisReplicas(t, url, ['registry_servers', 'registry_generation_counters']);
     if (!stores) return;
     const [s1, s2] = stores;
     const backend = await namedBackend(t, 'one');

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Collection, Store } from '../../../core/store.ts';
 
@@ -19,20 +18,37 @@ export interface Change<T> {
  * then to the mirror, so a store outage is a 503 and the mirror never holds
  * what was not persisted.
  *
- * Replicas on a shared Redis stay fresh through a generation key: every write
- * sets `<name>` in the `registry_generations` collection to a fresh id, and
- * `sync()` (called at the start of each catalog request) reads that key, one
- * Redis round trip, and reloads the whole collection when it differs from the
- * generation this process last saw. A single-process store (SQLite, memory)
- * has no other writer, so sync() is a no-op there.
+ * Replicas on a shared Redis stay fresh through a generation counter: every
+ * write stores its record, then increments `<name>` in the
+ * `registry_generation_counters` collection (Collection.increment, atomic in
+ * Redis). The mirror holds every write whose increment is <= `generation`.
+ * `sync()` (called at the start of each catalog request) reads the counter,
+ * one Redis round trip, and reloads the whole collection when it differs from
+ * `generation`. A write's own increment keeps the mirror current only when it
+ * returns exactly `generation + 1`: any other value means another replica
+ * wrote in between, a record this mirror does not hold, so the mirror is
+ * marked stale and the next sync() reloads. (With a random id per write, as
+ * before, the later of two concurrent writers took its own id for the current
+ * generation and never loaded the other's record.) After sync() resolves, the
+ * mirror holds every write acknowledged anywhere before sync() was called.
+ * A single-process store (SQLite, memory) has no other writer, so sync() is a
+ * no-op there.
  */
 export class IndexedCollection<T> {
-  private readonly map = new Map<string, T>();
+  private map = new Map<string, T>();
   private sorted?: T[];
-  private generation = '';
+  /** The counter value the mirror reflects; -1 before the first load. */
+  private generation = -1;
+  /** Set when the mirror may lack or misorder a write (see bump()); the next sync() reloads. */
+  private stale = false;
+  /** The load in progress, and one queued behind it: loads never overlap (see load()). */
+  private loading?: Promise<void>;
+  private queued?: Promise<void>;
+  /** This replica's writes since the running load began (undefined = deleted), replayed over its scan. */
+  private writesDuringLoad?: Map<string, T | undefined>;
   readonly events = new EventEmitter();
   private readonly col: Collection<T>;
-  private readonly gens: Collection<string>;
+  private readonly gens: Collection<number>;
   private readonly shared: boolean;
   private readonly queues = new Map<string, Promise<unknown>>();
 
@@ -42,20 +58,68 @@ export class IndexedCollection<T> {
     private readonly sortKey: (v: T) => string = () => '',
   ) {
     this.col = store.collection<T>(name);
-    this.gens = store.collection<string>('registry_generations');
+    // Not the old `registry_generations` (random ids): a counter cannot be added to those.
+    this.gens = store.collection<number>('registry_generation_counters');
     this.shared = store.backend === 'redis';
     this.events.setMaxListeners(50);
   }
 
-  async load(): Promise<void> {
-    // The generation is read before the records: a write landing during the scan then leaves this
-    // replica on the older generation, so the next sync() reloads. Read after, it could record the
-    // new generation without the new record, and miss that record until some later write.
-    const generation = this.shared ? ((await this.gens.get(this.name)) ?? '') : '';
-    this.map.clear();
-    for await (const [k, v] of this.col.entries()) this.map.set(k, v);
-    this.sorted = undefined;
-    if (this.shared) this.generation = generation;
+  /**
+   * Reloads the mirror from the store. Loads run one at a time: two
+   * overlapping scans could each clear the map and then put back what the
+   * other had already replaced or seen deleted. A call made while one runs
+   * waits for it and shares the next one (which starts after the call, so it
+   * sees every write acknowledged before the call).
+   */
+  load(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (!this.loading) return this.startLoad();
+    const next = this.loading
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.startLoad();
+      });
+    this.queued = next;
+    return next;
+  }
+
+  private startLoad(): Promise<void> {
+    const run = this.scan().finally(() => {
+      if (this.loading === run) this.loading = undefined;
+    });
+    this.loading = run;
+    return run;
+  }
+
+  /**
+   * Builds a fresh map and swaps it in at the end, so readers never see a
+   * half-loaded mirror. This replica's own writes that land during the scan
+   * are replayed over it: the scan may have read their keys before them.
+   */
+  private async scan(): Promise<void> {
+    // Whatever made the mirror stale is covered by this load: it reads the store after it.
+    this.stale = false;
+    const writes = new Map<string, T | undefined>();
+    this.writesDuringLoad = writes;
+    try {
+      // The generation is read before the records: every write counted in it stored its record
+      // before incrementing, so the scan sees it. A write landing during the scan leaves this
+      // replica on the older generation, so the next sync() reloads. Read after, it could record
+      // the new generation without the new record, and miss that record until some later write.
+      const generation = this.shared ? ((await this.gens.get(this.name)) ?? 0) : 0;
+      const fresh = new Map<string, T>();
+      for await (const [k, v] of this.col.entries()) fresh.set(k, v);
+      for (const [k, v] of writes) v === undefined ? fresh.delete(k) : fresh.set(k, v);
+      this.map = fresh;
+      this.sorted = undefined;
+      if (this.shared) this.generation = generation;
+    } catch (err) {
+      this.stale = true;
+      throw err;
+    } finally {
+      if (this.writesDuringLoad === writes) this.writesDuringLoad = undefined;
+    }
     // Derived indexes (discovery) cannot tell a whole reload from change events: they rebuild on this one.
     this.events.emit('reload');
   }
@@ -67,8 +131,8 @@ export class IndexedCollection<T> {
 
   async sync(): Promise<void> {
     if (!this.shared) return;
-    const gen = (await this.gens.get(this.name)) ?? '';
-    if (gen !== this.generation) await this.load();
+    const gen = (await this.gens.get(this.name)) ?? 0;
+    if (this.stale || gen !== this.generation) await this.load();
   }
 
   get(key: string): T | undefined {
@@ -97,6 +161,7 @@ export class IndexedCollection<T> {
     const previous = this.map.get(key);
     await this.col.set(key, value);
     this.map.set(key, value);
+    this.writesDuringLoad?.set(key, value);
     this.sorted = undefined;
     await this.bump();
     this.events.emit('change', { kind: previous ? 'updated' : 'created', key, value, previous } satisfies Change<T>);
@@ -106,6 +171,7 @@ export class IndexedCollection<T> {
     const previous = this.map.get(key);
     await this.col.delete(key);
     const had = this.map.delete(key);
+    this.writesDuringLoad?.set(key, undefined);
     this.sorted = undefined;
     await this.bump();
     if (had) this.events.emit('change', { kind: 'deleted', key, previous } satisfies Change<T>);
@@ -133,9 +199,19 @@ export class IndexedCollection<T> {
     return () => this.events.off('change', fn);
   }
 
+  /**
+   * Counts this write in the generation. The mirror stays current only when
+   * the counter moved by exactly this write; otherwise another replica wrote
+   * in between and the mirror is marked stale: the next sync() reloads. (A
+   * load that ends after this sets the generation it read before its scan,
+   * never a newer one, so at worst it costs one more reload.) A write that
+   * fails here has stored its record but not counted it: the caller gets the
+   * 503, and other replicas see the record after the next write.
+   */
   private async bump(): Promise<void> {
     if (!this.shared) return;
-    this.generation = randomUUID();
-    await this.gens.set(this.name, this.generation);
+    const n = await this.gens.increment(this.name);
+    if (n === this.generation + 1) this.generation = n;
+    else this.stale = true;
   }
 }
