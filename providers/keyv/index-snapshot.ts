@@ -13,19 +13,24 @@ import {
  * The binary form of a namespace index, persisted so a restart or another
  * replica loads it instead of re-reading and re-tokenising every record.
  *
- * Layout (little-endian; "v" is an unsigned LEB128 varint):
- *   "SBI2"                            magic and format version (SBI1 had no key-term group)
+ * Layout (little-endian; "v" is an unsigned LEB128 varint; "raw T[n]" is n values as a typed array's bytes):
+ *   "SBI3"                            magic and format version
  *   v docs, f64 totalLen
- *   v bytes, UTF-8 of every key joined; then per doc v key length in UTF-16 units
- *   per doc: v weighted length; per doc: f64 updated ms
- *   v distinct metadata values, each v bytes + UTF-8 JSON; then per doc v (value index + 1, 0 = none)
- *   v key terms (a record's key as its own term, in that record only), each v doc, v tf
+ *   v bytes, UTF-8 of a JSON array of every key
+ *   raw Int32[docs] weighted lengths; raw Float64[docs] updated ms
+ *   v distinct metadata values, each v bytes + UTF-8 JSON; then raw Uint32[docs] (value index + 1, 0 = none)
+ *   v key terms (a record's key as its own term, in that record only), raw Int32[key terms] packed doc and tf
  *   v other terms, v bytes, UTF-8 of their names joined; then per term v length in UTF-16 units
  *   per other term: v n; n = 1: v doc, v tf; n > 1: v maxTf, v minLen, n doc-id gaps, n tfs
- * Strings are joined into one block so loading decodes two big strings instead of
- * 200,000 small ones. Doc-id gaps make the postings mostly one byte each.
+ * What is one value per record is a typed array copied in one call and the keys are one JSON.parse: a
+ * cold start decodes once per process, in code the JIT has not optimised yet, so loops of 100,000
+ * small steps (SBI2 had varints per record and per key) cost more there than the bytes they saved
+ * (snapshots are stored deflated, snapshot-store.ts). Doc-id gaps keep the postings mostly one byte each.
  */
-export const SNAPSHOT_FORMAT = 'SBI2';
+export const SNAPSHOT_FORMAT = 'SBI3';
+
+/** Typed arrays are written in the host's byte order, which the layout fixes as little-endian. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Work between two yields to the event loop, so a build or load never holds other requests up for long. */
 const SLICE_MS = 4;
@@ -80,6 +85,13 @@ class Writer {
     this.pos += this.buf.write(s, this.pos);
   }
 
+  /** A typed array's bytes as they are in memory (little-endian on every host that writes snapshots). */
+  typed(a: Int32Array | Uint32Array | Float64Array): void {
+    this.room(a.byteLength);
+    this.buf.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), this.pos);
+    this.pos += a.byteLength;
+  }
+
   raw(s: string): void {
     this.room(s.length);
     this.buf.write(s, this.pos, 'latin1');
@@ -113,6 +125,16 @@ class Reader {
     return x;
   }
 
+  /** `n` values of a typed array, copied out of the buffer in one call (a fresh, aligned ArrayBuffer). */
+  typed<T>(make: (b: ArrayBuffer) => T, bytesPer: number, n: number): T {
+    const end = this.pos + n * bytesPer;
+    if (end > this.buf.length) throw new Error('index snapshot truncated');
+    const copy = new Uint8Array(end - this.pos);
+    copy.set(this.buf.subarray(this.pos, end));
+    this.pos = end;
+    return make(copy.buffer);
+  }
+
   str(): string {
     const n = this.v();
     if (this.pos + n > this.buf.length) throw new Error('index snapshot truncated');
@@ -128,6 +150,7 @@ class Reader {
  * well-formed UTF-16 (a lone surrogate would not survive UTF-8).
  */
 export async function encodeIndex(index: Bm25Index): Promise<Buffer | undefined> {
+  if (!LITTLE_ENDIAN) return undefined;
   const p: IndexParts = index.parts();
   const at = index.mutations;
   const tick = slicer();
@@ -137,12 +160,10 @@ export async function encodeIndex(index: Bm25Index): Promise<Buffer | undefined>
   w.v(docs);
   w.f64(p.totalLen);
   const keys = p.keyOf as string[];
-  const keyBlock = keys.join('');
-  if (LONE_SURROGATE.test(keyBlock)) return undefined;
-  w.str(keyBlock);
-  for (const k of keys) w.v(k.length);
-  for (let d = 0; d < docs; d++) w.v(p.lenOf[d]);
-  for (let d = 0; d < docs; d++) w.f64(p.updatedOf[d]);
+  // JSON escapes a lone surrogate (\udXXX), so every key survives the UTF-8 round trip.
+  w.str(JSON.stringify(keys));
+  w.typed(p.lenOf.subarray(0, docs));
+  w.typed(p.updatedOf.subarray(0, docs));
   const metaIndex = new Map<Record<string, unknown>, number>();
   const metaJson: string[] = [];
   for (const m of p.metaOf) {
@@ -153,7 +174,12 @@ export async function encodeIndex(index: Bm25Index): Promise<Buffer | undefined>
   }
   w.v(metaJson.length);
   for (const j of metaJson) w.str(j);
-  for (const m of p.metaOf) w.v(m ? (metaIndex.get(m) as number) + 1 : 0);
+  const metaRef = new Uint32Array(docs);
+  for (let d = 0; d < docs; d++) {
+    const m = p.metaOf[d];
+    if (m) metaRef[d] = (metaIndex.get(m) as number) + 1;
+  }
+  w.typed(metaRef);
   await tick();
   if (index.mutations !== at) return undefined;
 
@@ -166,10 +192,7 @@ export async function encodeIndex(index: Bm25Index): Promise<Buffer | undefined>
     else names.push(t);
   }
   w.v(keyTerms.length);
-  for (const e of keyTerms) {
-    w.v(singleDoc(e));
-    w.v(singleTf(e));
-  }
+  w.typed(Int32Array.from(keyTerms));
   const nameBlock = names.join('');
   if (LONE_SURROGATE.test(nameBlock)) return undefined;
   w.v(names.length);
@@ -219,47 +242,41 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
   if (bytes.toString('latin1', 0, 4) !== SNAPSHOT_FORMAT) throw new Error('not an index snapshot of this format');
   r.pos = 4;
   const tick = slicer();
+  if (!LITTLE_ENDIAN) throw new Error('index snapshots are read on little-endian hosts only');
   const docs = r.v();
   const totalLen = r.f64();
-  const keyBlock = r.str();
-  const keyOf: string[] = new Array(docs);
-  let off = 0;
-  for (let d = 0; d < docs; d++) {
-    const n = r.v();
-    keyOf[d] = keyBlock.slice(off, off + n);
-    off += n;
-    const pause = tick();
-    if (pause) await pause;
-  }
-  const lenOf = new Int32Array(docs);
-  for (let d = 0; d < docs; d++) lenOf[d] = r.v();
-  await tick();
-  const updatedOf = new Float64Array(docs);
-  for (let d = 0; d < docs; d++) updatedOf[d] = r.f64();
+  const keyOf = JSON.parse(r.str()) as string[];
+  if (!Array.isArray(keyOf) || keyOf.length !== docs) throw new Error('index snapshot keys do not match its records');
+  const lenOf = r.typed((b) => new Int32Array(b), 4, docs);
+  const updatedOf = r.typed((b) => new Float64Array(b), 8, docs);
   const metaValues: Record<string, unknown>[] = [];
   const distinct = r.v();
   for (let i = 0; i < distinct; i++) metaValues.push(JSON.parse(r.str()) as Record<string, unknown>);
+  const metaRef = r.typed((b) => new Uint32Array(b), 4, docs);
   const metaOf: (Record<string, unknown> | undefined)[] = new Array(docs);
   for (let d = 0; d < docs; d++) {
-    const m = r.v();
+    const m = metaRef[d];
     metaOf[d] = m ? metaValues[m - 1] : undefined;
   }
   await tick();
 
   const terms = new Map<string, TermEntry>();
+  const ownTerm = new Uint8Array(docs);
   const keyTerms = r.v();
+  const packed = r.typed((b) => new Int32Array(b), 4, keyTerms);
   for (let i = 0; i < keyTerms; i++) {
-    const d = r.v();
-    const f = r.v();
-    if (d >= docs) throw new Error('index snapshot names a record it does not hold');
-    terms.set(keyOf[d], single(d, f, lenOf[d]));
+    const e = packed[i];
+    const d = singleDoc(e);
+    if (e < 0 || d >= docs) throw new Error('index snapshot names a record it does not hold');
+    terms.set(keyOf[d], e);
+    ownTerm[d] = 1;
     const pause = tick();
     if (pause) await pause;
   }
   const count = r.v();
   const nameBlock = r.str();
   const names: string[] = new Array(count);
-  off = 0;
+  let off = 0;
   for (let i = 0; i < count; i++) {
     const n = r.v();
     names[i] = nameBlock.slice(off, off + n);
@@ -312,5 +329,12 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
     if (pause) await pause;
   }
   if (r.pos !== bytes.length) throw new Error('index snapshot has trailing bytes');
-  return Bm25Index.fromParts(normalise, { keyOf, lenOf, updatedOf, metaOf, terms, totalLen });
+  // Every term once (encodeIndex writes each map entry once): a repeated name would have replaced a key
+  // term's entry, and `ownTerm` would then say a key needs no `ids` entry when it does.
+  if (terms.size !== keyTerms + count) throw new Error('index snapshot repeats a term');
+  return Bm25Index.fromParts(
+    normalise,
+    { keyOf, lenOf, updatedOf, metaOf, terms, totalLen },
+    { ownTerm, distinctMeta: metaValues },
+  );
 }
