@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { forbidden, notFound } from '../../../core/errors.ts';
 import {
   GenerationAccepted,
@@ -46,6 +46,59 @@ function writer(request: FastifyRequest, capability: string, what: string): Obse
   requireCapability(p, 'ingest', `ingesting ${what}`);
   if (capability !== 'ingest') requireCapability(p, capability, what);
   return p;
+}
+
+/**
+ * Logs, generations and scores: each kind is ingested (202 with its new id) and listed under a trace filter
+ * that a non-admin must give and own; only the schemas, names and provider methods differ.
+ */
+interface RecordKind<I extends TSchema, Q extends TSchema, Id extends string> {
+  /** The path, the provider capability and the word of the trace-filter refusal. */
+  kind: 'logs' | 'generations' | 'scores';
+  /** What the capability refusals call the records. */
+  what: string;
+  ingest: { summary: string; body: I; accepted: TSchema; id: Id };
+  list: { summary: string; querystring: Q; response: TSchema };
+  /** The provider's methods, looked up after its capability is checked (a missing one is a 501). */
+  ingestWith: (p: ObservabilityProvider) => (body: Static<I>) => Promise<Record<Id, string>>;
+  listWith: (p: ObservabilityProvider) => (query: Static<Q>) => Promise<unknown>;
+}
+
+/** The query's trace_id filter; every kind's query schema has it as an optional string (Ajv checked it). */
+function traceFilter(query: unknown): string | undefined {
+  return typeof query === 'object' && query !== null && 'trace_id' in query && typeof query.trace_id === 'string'
+    ? query.trace_id
+    : undefined;
+}
+
+function recordKind<I extends TSchema, Q extends TSchema, Id extends string>(
+  app: Parameters<FastifyPluginAsyncTypebox>[0],
+  k: RecordKind<I, Q, Id>,
+): void {
+  const path = `/${k.kind}`;
+  // Typed as plain TSchema: with generic TypeBox schemas the type provider cannot resolve the reply type
+  // (RecordKind ties the body and query to their schemas).
+  const accepted: Record<number, TSchema> = { 202: k.ingest.accepted };
+  const listed: Record<number, TSchema> = { 200: k.list.response };
+  app.post(
+    path,
+    { schema: { tags, summary: k.ingest.summary, body: k.ingest.body, response: accepted } },
+    async (request, reply) => {
+      const p = writer(request, k.kind, k.what);
+      const created = await k.ingestWith(p)(request.body);
+      return reply.code(202).send({ [k.ingest.id]: created[k.ingest.id], status: 'accepted' as const });
+    },
+  );
+  app.get(
+    path,
+    { schema: { tags, summary: k.list.summary, querystring: k.list.querystring, response: listed } },
+    async (request) => {
+      const p = reader(request, k.kind, k.what);
+      const query: Static<Q> = request.query;
+      await assertTraceFilter(request, p, traceFilter(query), k.kind);
+      return k.listWith(p)(query);
+    },
+  );
 }
 
 /**
@@ -97,93 +150,40 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.post(
-    '/logs',
-    { schema: { tags, summary: 'Ingest a log entry (202)', body: LogInput, response: { 202: LogAccepted } } },
-    async (request, reply) => {
-      const p = writer(request, 'logs', 'logs');
-      const { log_id } = await requireMethod(p, 'ingestLog', 'logs')(request.body);
-      return reply.code(202).send({ log_id, status: 'accepted' as const });
+  recordKind(app, {
+    kind: 'logs',
+    what: 'logs',
+    ingest: { summary: 'Ingest a log entry (202)', body: LogInput, accepted: LogAccepted, id: 'log_id' },
+    list: { summary: 'List log entries, newest first', querystring: LogQuery, response: LogList },
+    ingestWith: (p) => requireMethod(p, 'ingestLog', 'logs'),
+    listWith: (p) => requireMethod(p, 'listLogs', 'logs'),
+  });
+  recordKind(app, {
+    kind: 'generations',
+    what: 'generations',
+    ingest: {
+      summary: 'Ingest an LLM generation of a trace (202)',
+      body: GenerationInput,
+      accepted: GenerationAccepted,
+      id: 'generation_id',
     },
-  );
-
-  app.get(
-    '/logs',
-    { schema: { tags, summary: 'List log entries, newest first', querystring: LogQuery, response: { 200: LogList } } },
-    async (request) => {
-      const p = reader(request, 'logs', 'logs');
-      await assertTraceFilter(request, p, request.query.trace_id, 'logs');
-      return requireMethod(p, 'listLogs', 'logs')(request.query);
+    list: { summary: 'List generations, newest first', querystring: GenerationQuery, response: GenerationRecordList },
+    ingestWith: (p) => requireMethod(p, 'ingestGeneration', 'generations'),
+    listWith: (p) => requireMethod(p, 'listGenerations', 'generations'),
+  });
+  recordKind(app, {
+    kind: 'scores',
+    what: 'trace scores',
+    ingest: {
+      summary: 'Attach a score to a trace (202)',
+      body: TraceScoreInput,
+      accepted: ScoreAccepted,
+      id: 'score_id',
     },
-  );
-
-  app.post(
-    '/generations',
-    {
-      schema: {
-        tags,
-        summary: 'Ingest an LLM generation of a trace (202)',
-        body: GenerationInput,
-        response: { 202: GenerationAccepted },
-      },
-    },
-    async (request, reply) => {
-      const p = writer(request, 'generations', 'generations');
-      const { generation_id } = await requireMethod(p, 'ingestGeneration', 'generations')(request.body);
-      return reply.code(202).send({ generation_id, status: 'accepted' as const });
-    },
-  );
-
-  app.get(
-    '/generations',
-    {
-      schema: {
-        tags,
-        summary: 'List generations, newest first',
-        querystring: GenerationQuery,
-        response: { 200: GenerationRecordList },
-      },
-    },
-    async (request) => {
-      const p = reader(request, 'generations', 'generations');
-      await assertTraceFilter(request, p, request.query.trace_id, 'generations');
-      return requireMethod(p, 'listGenerations', 'generations')(request.query);
-    },
-  );
-
-  app.post(
-    '/scores',
-    {
-      schema: {
-        tags,
-        summary: 'Attach a score to a trace (202)',
-        body: TraceScoreInput,
-        response: { 202: ScoreAccepted },
-      },
-    },
-    async (request, reply) => {
-      const p = writer(request, 'scores', 'trace scores');
-      const { score_id } = await requireMethod(p, 'ingestScore', 'trace scores')(request.body);
-      return reply.code(202).send({ score_id, status: 'accepted' as const });
-    },
-  );
-
-  app.get(
-    '/scores',
-    {
-      schema: {
-        tags,
-        summary: 'List trace scores, newest first',
-        querystring: TraceScoreQuery,
-        response: { 200: TraceScoreList },
-      },
-    },
-    async (request) => {
-      const p = reader(request, 'scores', 'trace scores');
-      await assertTraceFilter(request, p, request.query.trace_id, 'scores');
-      return requireMethod(p, 'listScores', 'trace scores')(request.query);
-    },
-  );
+    list: { summary: 'List trace scores, newest first', querystring: TraceScoreQuery, response: TraceScoreList },
+    ingestWith: (p) => requireMethod(p, 'ingestScore', 'trace scores'),
+    listWith: (p) => requireMethod(p, 'listScores', 'trace scores'),
+  });
 
   app.get(
     '/sessions',
