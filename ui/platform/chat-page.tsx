@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, request } from '../api.ts';
 import { ErrorBox, PageHeader, useApi } from '../components/common.tsx';
+import { SelectFilter } from '../components/list.tsx';
 import { navigate, setQuery } from '../router.ts';
 import { Badge, enc, href, queryParam, withQuery } from './bits.tsx';
 import {
@@ -289,21 +290,14 @@ export function ChatPage() {
         ) : null}
       </PageHeader>
       <div class="pf-toolbar">
-        <label class="pf-inline-label" for="pf-chat-agent">
-          Agent
-        </label>
-        <select
+        <SelectFilter
           id="pf-chat-agent"
+          label="Agent"
           value={agent ?? ''}
-          onChange={(e) => navigate(withQuery('/platform/chat', { agent: (e.target as HTMLSelectElement).value }))}
-        >
-          <option value="">Choose an agent…</option>
-          {(agents?.agents ?? []).map((a) => (
-            <option key={a.name} value={a.name}>
-              {a.name}
-            </option>
-          ))}
-        </select>
+          placeholder="Choose an agent…"
+          options={(agents?.agents ?? []).map((a) => a.name)}
+          onChange={(name) => navigate(withQuery('/platform/chat', { agent: name }))}
+        />
         {transcript.state !== 'idle' ? (
           <span class="pf-run-state" data-state={transcript.state}>
             <span class="sr-only">Run state: </span>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ErrorBox, Loading, PageHeader, useApi } from '../components/common.tsx';
+import { ListState, ListTable, Pager } from '../components/list.tsx';
 import { setQuery } from '../router.ts';
 import { Empty, Json, enc, href, queryParam, when } from './bits.tsx';
 
@@ -14,6 +15,13 @@ interface MemoryRecord {
 }
 
 const PAGE = 50;
+const RECORD_COLUMNS = [
+  { label: 'Key' },
+  { label: 'Content' },
+  { label: 'Updated' },
+  { label: 'Details', hidden: true },
+];
+const RESULT_COLUMNS = [...RECORD_COLUMNS.slice(0, 2), { label: 'Score', num: true }, ...RECORD_COLUMNS.slice(2)];
 
 function RecordRow({ r, score }: { r: MemoryRecord; score?: number }) {
   const [open, setOpen] = useState(false);
@@ -154,83 +162,44 @@ export function MemoryPage() {
               </form>
               <ErrorBox error={recError ?? searchError} />
               {q ? (
-                hits ? (
-                  hits.results.length ? (
-                    <table class="pf-table" aria-label={`Results for ${q}`}>
-                      <thead>
-                        <tr>
-                          <th scope="col">Key</th>
-                          <th scope="col">Content</th>
-                          <th scope="col" class="pf-num">
-                            Score
-                          </th>
-                          <th scope="col">Updated</th>
-                          <th scope="col">
-                            <span class="sr-only">Details</span>
-                          </th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {hits.results.map((h) => (
-                          <RecordRow r={h.record} score={h.score} key={h.record.key} />
-                        ))}
-                      </tbody>
-                    </table>
-                  ) : (
+                <ListState
+                  data={hits}
+                  items={(h) => h.results}
+                  error={searchError}
+                  what="results"
+                  empty={
                     <Empty>
                       Nothing in {ns} matches “{q}”.
                     </Empty>
-                  )
-                ) : searchError ? null : (
-                  <Loading what="results" />
-                )
-              ) : records ? (
-                records.records.length ? (
-                  <>
-                    <table class="pf-table" aria-label={`Records of ${ns}`}>
-                      <thead>
-                        <tr>
-                          <th scope="col">Key</th>
-                          <th scope="col">Content</th>
-                          <th scope="col">Updated</th>
-                          <th scope="col">
-                            <span class="sr-only">Details</span>
-                          </th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {records.records.map((r) => (
-                          <RecordRow r={r} key={r.key} />
+                  }
+                >
+                  {(results) => (
+                    <ListTable label={`Results for ${q}`} columns={RESULT_COLUMNS}>
+                      {results.map((h) => (
+                        <RecordRow r={h.record} score={h.score} key={h.record.key} />
+                      ))}
+                    </ListTable>
+                  )}
+                </ListState>
+              ) : (
+                <ListState
+                  data={records}
+                  items={(r) => r.records}
+                  error={recError}
+                  what="records"
+                  empty={<Empty>No records in {ns}.</Empty>}
+                >
+                  {(rows, r) => (
+                    <>
+                      <ListTable label={`Records of ${ns}`} columns={RECORD_COLUMNS}>
+                        {rows.map((row) => (
+                          <RecordRow r={row} key={row.key} />
                         ))}
-                      </tbody>
-                    </table>
-                    <div class="pf-pager">
-                      <button
-                        type="button"
-                        class="btn"
-                        disabled={offset === 0}
-                        onClick={() => setOffset(Math.max(0, offset - PAGE))}
-                      >
-                        Previous
-                      </button>
-                      <span class="muted">
-                        {offset + 1}–{offset + records.records.length} of {records.total}
-                      </span>
-                      <button
-                        type="button"
-                        class="btn"
-                        disabled={offset + PAGE >= records.total}
-                        onClick={() => setOffset(offset + PAGE)}
-                      >
-                        Next
-                      </button>
-                    </div>
-                  </>
-                ) : (
-                  <Empty>No records in {ns}.</Empty>
-                )
-              ) : recError ? null : (
-                <Loading what="records" />
+                      </ListTable>
+                      <Pager offset={offset} shown={rows.length} total={r.total} page={PAGE} onPage={setOffset} />
+                    </>
+                  )}
+                </ListState>
               )}
             </>
           ) : (

@@ -1,8 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ErrorBox, Loading, PageHeader, useApi } from '../components/common.tsx';
+import { ListState, ListTable, SelectFilter } from '../components/list.tsx';
 import { navigate } from '../router.ts';
 import { Badge, Empty, enc, href, queryParam, when, withQuery } from './bits.tsx';
+
+const COLUMNS = [
+  { label: 'Session' },
+  { label: 'Status' },
+  { label: 'Messages', num: true },
+  { label: 'Last activity' },
+  { label: 'Actions', hidden: true },
+];
 
 interface SessionSummary {
   session_id: string;
@@ -52,100 +61,86 @@ export function SessionsPage() {
         sub="Conversations with an agent: open one to read it, or continue it in the chat."
       />
       <div class="pf-toolbar">
-        <label class="pf-inline-label" for="pf-sessions-agent">
-          Agent
-        </label>
-        <select
+        <SelectFilter
           id="pf-sessions-agent"
+          label="Agent"
           value={agent ?? ''}
-          onChange={(e) => navigate(withQuery('/platform/sessions', { agent: (e.target as HTMLSelectElement).value }))}
-        >
-          <option value="">Choose an agent…</option>
-          {(agents?.agents ?? []).map((a) => (
-            <option key={a.name} value={a.name}>
-              {a.name}
-            </option>
-          ))}
-        </select>
+          placeholder="Choose an agent…"
+          options={(agents?.agents ?? []).map((a) => a.name)}
+          onChange={(name) => navigate(withQuery('/platform/sessions', { agent: name }))}
+        />
       </div>
       <ErrorBox error={error ?? actionError} />
-      {!agent ? <Empty>Choose an agent to see its sessions.</Empty> : null}
-      {agent && !data && !error ? <Loading what="sessions" /> : null}
-      {agent && data && data.sessions.length === 0 ? (
-        <Empty>
-          No sessions with {agent} yet. <a href={href('/platform/chat', { agent })}>Start one</a>.
-        </Empty>
-      ) : null}
-      {agent && data && data.sessions.length > 0 ? (
-        <div class="pf-split">
-          <table class="pf-table">
-            <caption class="sr-only">Sessions of {agent}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Session</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="pf-num">
-                  Messages
-                </th>
-                <th scope="col">Last activity</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.sessions.map((s) => (
-                <tr key={s.session_id} class={s.session_id === open ? 'pf-selected' : ''}>
-                  <td>
-                    <a
-                      href={href('/platform/sessions', { agent, session: s.session_id })}
-                      aria-current={s.session_id === open ? 'true' : undefined}
-                    >
-                      <code>{s.session_id}</code>
-                    </a>
-                  </td>
-                  <td>
-                    <Badge value={s.status} />
-                  </td>
-                  <td class="pf-num">{s.message_count}</td>
-                  <td>{when(s.last_activity)}</td>
-                  <td>
-                    <div class="pf-row-actions">
-                      <a href={href('/platform/chat', { agent, session: s.session_id })}>
-                        {s.status === 'running' ? 'Follow' : 'Continue'}
+      {agent ? (
+        <ListState
+          data={data}
+          items={(d) => d.sessions}
+          error={error}
+          what="sessions"
+          empty={
+            <Empty>
+              No sessions with {agent} yet. <a href={href('/platform/chat', { agent })}>Start one</a>.
+            </Empty>
+          }
+        >
+          {(sessions) => (
+            <div class="pf-split">
+              <ListTable caption={`Sessions of ${agent}`} columns={COLUMNS}>
+                {sessions.map((s) => (
+                  <tr key={s.session_id} class={s.session_id === open ? 'pf-selected' : ''}>
+                    <td>
+                      <a
+                        href={href('/platform/sessions', { agent, session: s.session_id })}
+                        aria-current={s.session_id === open ? 'true' : undefined}
+                      >
+                        <code>{s.session_id}</code>
                       </a>
-                      <button type="button" class="pf-link pf-danger" onClick={() => remove(s.session_id)}>
-                        Delete<span class="sr-only"> session {s.session_id}</span>
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {open ? (
-            <aside class="pf-panel" aria-label={`History of session ${open}`}>
-              <h2>History</h2>
-              {history ? (
-                history.messages.length ? (
-                  <ol class="pf-history">
-                    {history.messages.map((m, i) => (
-                      <li key={i} class={`pf-msg pf-msg-${m.role}`}>
-                        <div class="pf-msg-role">{m.role}</div>
-                        <div class="pf-msg-text">{m.content}</div>
-                      </li>
-                    ))}
-                  </ol>
-                ) : (
-                  <Empty>No stored messages (a run may still be in progress).</Empty>
-                )
-              ) : (
-                <Loading what="history" />
-              )}
-            </aside>
-          ) : null}
-        </div>
-      ) : null}
+                    </td>
+                    <td>
+                      <Badge value={s.status} />
+                    </td>
+                    <td class="pf-num">{s.message_count}</td>
+                    <td>{when(s.last_activity)}</td>
+                    <td>
+                      <div class="pf-row-actions">
+                        <a href={href('/platform/chat', { agent, session: s.session_id })}>
+                          {s.status === 'running' ? 'Follow' : 'Continue'}
+                        </a>
+                        <button type="button" class="pf-link pf-danger" onClick={() => remove(s.session_id)}>
+                          Delete<span class="sr-only"> session {s.session_id}</span>
+                        </button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </ListTable>
+              {open ? (
+                <aside class="pf-panel" aria-label={`History of session ${open}`}>
+                  <h2>History</h2>
+                  {history ? (
+                    history.messages.length ? (
+                      <ol class="pf-history">
+                        {history.messages.map((m, i) => (
+                          <li key={i} class={`pf-msg pf-msg-${m.role}`}>
+                            <div class="pf-msg-role">{m.role}</div>
+                            <div class="pf-msg-text">{m.content}</div>
+                          </li>
+                        ))}
+                      </ol>
+                    ) : (
+                      <Empty>No stored messages (a run may still be in progress).</Empty>
+                    )
+                  ) : (
+                    <Loading what="history" />
+                  )}
+                </aside>
+              ) : null}
+            </div>
+          )}
+        </ListState>
+      ) : (
+        <Empty>Choose an agent to see its sessions.</Empty>
+      )}
     </section>
   );
 }

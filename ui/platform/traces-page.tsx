@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorBox, Loading, PageHeader, useApi, Tags } from '../components/common.tsx';
+import { ErrorBox, PageHeader, useApi, Tags } from '../components/common.tsx';
+import { ListState, ListTable, Pager } from '../components/list.tsx';
 import { setQuery } from '../router.ts';
 import { Empty, enc, href, queryParam, when } from './bits.tsx';
 
@@ -15,6 +16,14 @@ export interface TraceSummary {
 }
 
 const PAGE = 50;
+const COLUMNS = [
+  { label: 'Trace' },
+  { label: 'User' },
+  { label: 'Session' },
+  { label: 'Tags' },
+  { label: 'Spans', num: true },
+  { label: 'Time' },
+];
 
 /** Traces of the observability primitive, newest first (the caller's own unless an admin), filtered by name or session. */
 export function TracesPage() {
@@ -68,28 +77,17 @@ export function TracesPage() {
         </button>
       </form>
       <ErrorBox error={error} />
-      {!data && !error ? <Loading what="traces" /> : null}
-      {data && data.traces.length === 0 ? (
-        <Empty>No traces{name || session ? ' match the filter' : ' yet'}.</Empty>
-      ) : null}
-      {data && data.traces.length > 0 ? (
-        <>
-          <table class="pf-table">
-            <caption class="sr-only">Traces</caption>
-            <thead>
-              <tr>
-                <th scope="col">Trace</th>
-                <th scope="col">User</th>
-                <th scope="col">Session</th>
-                <th scope="col">Tags</th>
-                <th scope="col" class="pf-num">
-                  Spans
-                </th>
-                <th scope="col">Time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.traces.map((t) => (
+      <ListState
+        data={data}
+        items={(d) => d.traces}
+        error={error}
+        what="traces"
+        empty={<Empty>No traces{name || session ? ' match the filter' : ' yet'}.</Empty>}
+      >
+        {(traces, d) => (
+          <>
+            <ListTable caption="Traces" columns={COLUMNS}>
+              {traces.map((t) => (
                 <tr key={t.trace_id}>
                   <td>
                     <a href={href(`/platform/traces/${enc(t.trace_id)}`)} class="pf-strong">
@@ -108,31 +106,11 @@ export function TracesPage() {
                   <td>{when(t.timestamp)}</td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-          <div class="pf-pager">
-            <button
-              type="button"
-              class="btn"
-              disabled={offset === 0}
-              onClick={() => setOffset(Math.max(0, offset - PAGE))}
-            >
-              Previous
-            </button>
-            <span class="muted">
-              {offset + 1}–{offset + data.traces.length} of {data.total}
-            </span>
-            <button
-              type="button"
-              class="btn"
-              disabled={offset + PAGE >= data.total}
-              onClick={() => setOffset(offset + PAGE)}
-            >
-              Next
-            </button>
-          </div>
-        </>
-      ) : null}
+            </ListTable>
+            <Pager offset={offset} shown={traces.length} total={d.total} page={PAGE} onPage={setOffset} />
+          </>
+        )}
+      </ListState>
     </section>
   );
 }
