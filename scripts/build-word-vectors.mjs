@@ -211,5 +211,8 @@ if (process.argv[1] && resolve(process.argv[1]) === self && self.endsWith('build
     process.exit(2);
   }
   const path = await ensureWordVectors({ count, out, force: !args.includes('--if-missing') });
+  // The hooks that run this one (`npm start`'s build, `npm run dev`, the test setup) build discovery's word
+  // relations too; without them discovery still runs, so their failure does not fail this script.
+  if (args.includes('--if-missing')) (await import('./build-word-relations.mjs')).ensureWordRelations();
   process.exit(path ? 0 : 1);
 }

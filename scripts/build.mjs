@@ -19,6 +19,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeUi } from './build-ui.mjs';
+import { ensureWordRelations } from './build-word-relations.mjs';
 import { ensureWordVectors } from './build-word-vectors.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -68,6 +69,8 @@ export async function buildDist(out = join(ROOT, 'dist')) {
   // when missing (the first start after an install or a package upgrade, ~10 s), a stat call otherwise. A failure
   // is reported and the server starts anyway, ranking lexically.
   await ensureWordVectors({ root: ROOT });
+  // Its WordNet relations likewise (~2 s once per package version; without them search runs, with less reach).
+  ensureWordRelations({ root: ROOT });
   const OUT = resolve(out);
   // Built next to OUT and swapped in at the end, so a second `npm start` never runs a half-written bundle.
   const STAGE = `${OUT}.build-${process.pid}`;

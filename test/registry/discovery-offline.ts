@@ -3,6 +3,7 @@ import { agentDoc, ENTITY_KINDS, serverDocs, skillDoc } from '../../plugins/regi
 import { SifEmbedder } from '../../plugins/registry/discovery/embedder.ts';
 import { DiscoveryEngine, type Hit } from '../../plugins/registry/discovery/engine.ts';
 import { attachWordKnowledge } from '../../plugins/registry/discovery/meaning.ts';
+import { wordRelations } from '../../plugins/registry/discovery/word-relations.ts';
 import { wordVectors } from '../../plugins/registry/discovery/word-vectors.ts';
 import { entities } from './discovery-fixture.ts';
 
@@ -15,6 +16,8 @@ export function fixtureEngine(): DiscoveryEngine {
   const wv = wordVectors();
   const engine = new DiscoveryEngine(wv ? new SifEmbedder(wv) : undefined);
   if (wv) attachWordKnowledge(engine, wv);
+  const relations = wordRelations();
+  if (relations) engine.wordRelations = relations;
   for (const s of entities.servers)
     engine.replaceGroup(`server:${s.path}`, serverDocs({ ...s, metadata: {} } as unknown as ServerRecord));
   for (const a of entities.agents) engine.replaceGroup(`agent:${a.path}`, [agentDoc(a as unknown as AgentRecord)]);

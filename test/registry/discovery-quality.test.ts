@@ -1,5 +1,6 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
+import { wordRelations } from '../../plugins/registry/discovery/word-relations.ts';
 import { asUser } from '../helpers/registry-auth.ts';
 import { evaluate, rankedIds, registerAll, skillHost, table } from './discovery-fixture.ts';
 
@@ -32,18 +33,14 @@ t.test('discovery quality on the development set', async (t) => {
   t.comment(`\n${table(rows)}`);
   if (process.env.DISCOVERY_MISSES) for (const m of misses) t.comment(JSON.stringify(m));
   const row = (c: string) => rows.find((r) => r.category === c)!;
-  // Goals of issue 21. Those the engine does not reach yet are marked todo (reported by tap, not hidden):
-  // remove the todo once a change reaches the goal.
-  const goal = (ok: boolean, what: string, todo?: string) => t.ok(ok, what, todo && !ok ? { todo } : {});
-  goal(row('overall').ndcg10 >= 0.9, `overall NDCG@10 ${row('overall').ndcg10.toFixed(3)} >= 0.90`, 'goal not met yet');
-  goal(
-    row('paraphrase').ndcg10 >= 0.75,
-    `paraphrase NDCG@10 ${row('paraphrase').ndcg10.toFixed(3)} >= 0.75`,
-    'goal not met yet',
-  );
-  goal(row('typo').ndcg10 >= 0.75, `typo NDCG@10 ${row('typo').ndcg10.toFixed(3)} >= 0.75`);
-  goal(row('no_answer').empty! >= 0.8, `no-answer queries empty above the floor: ${row('no_answer').empty} >= 0.8`);
+  // Goals of issue 21. A goal the engine does not reach is marked todo (reported by tap, not hidden); all are met
+  // on this set today (with the WordNet relations: without their cache, overall and paraphrase fall short).
+  t.ok(wordRelations(), 'the word-relations cache is built (node scripts/build-word-relations.mjs)');
+  t.ok(row('overall').ndcg10 >= 0.9, `overall NDCG@10 ${row('overall').ndcg10.toFixed(3)} >= 0.90`);
+  t.ok(row('paraphrase').ndcg10 >= 0.75, `paraphrase NDCG@10 ${row('paraphrase').ndcg10.toFixed(3)} >= 0.75`);
+  t.ok(row('typo').ndcg10 >= 0.75, `typo NDCG@10 ${row('typo').ndcg10.toFixed(3)} >= 0.75`);
+  t.ok(row('no_answer').empty! >= 0.8, `no-answer queries empty above the floor: ${row('no_answer').empty} >= 0.8`);
   // What the engine reaches today, as a floor against regressions.
-  t.ok(row('overall').ndcg10 >= 0.88, "overall NDCG@10 does not fall under today's 0.884");
-  t.ok(row('paraphrase').ndcg10 >= 0.7, "paraphrase NDCG@10 does not fall under today's 0.720");
+  t.ok(row('paraphrase').ndcg10 >= 0.77, "paraphrase NDCG@10 does not fall under today's 0.773");
+  t.ok(row('skill_intent').ndcg10 >= 0.78, "skill intent NDCG@10 does not fall under today's 0.788");
 });

@@ -190,7 +190,7 @@ export class DiscoveryEngine {
         out.push({ term: t, weight: 1, normWeight: say });
         text.push(w);
         // Known words reach their neighbours too, at a lower weight: `store` a file also means `upload` it.
-        for (const n of this.neighbours?.(w) ?? [])
+        for (const n of this.near(w))
           out.push({ term: stem(n.word), weight: n.weight * KNOWN_NEIGHBOUR, normWeight: 0 });
         continue;
       }
@@ -208,7 +208,7 @@ export class DiscoveryEngine {
       }
       out.push({ term: t, weight: 1, normWeight: say });
       text.push(w);
-      for (const n of this.neighbours?.(w) ?? []) out.push({ term: stem(n.word), weight: n.weight, normWeight: 0 });
+      for (const n of this.near(w)) out.push({ term: stem(n.word), weight: n.weight, normWeight: 0 });
     }
     // A term reached twice (typed and as a neighbour) keeps its strongest reading.
     const seen = new Map<string, QueryTerm>();
@@ -221,6 +221,14 @@ export class DiscoveryEngine {
       }
     }
     return { terms: [...seen.values()], text: text.join(' '), kindsNamed };
+  }
+
+  /** A query word's neighbours by meaning (word vectors) and its WordNet relations, each with its weight. */
+  private near(w: string): { word: string; weight: number }[] {
+    const out = this.neighbours?.(w) ?? [];
+    for (const r of this.wordRelations?.(w) ?? [])
+      if (r.length > 2 && !STOPWORDS.has(r)) out.push({ word: r, weight: RELATION_WEIGHT });
+    return out;
   }
 
   private commonWord(w: string): boolean {
@@ -237,6 +245,8 @@ export class DiscoveryEngine {
   rowsOf?: (ws: readonly string[]) => Int32Array;
   /** Set by the lifecycle: words related in meaning to a doc's own words (document-side expansion). */
   relatedWords?: (ws: readonly string[]) => string[];
+  /** Set by the lifecycle: a word's WordNet synonyms, hypernyms and derivations (word-relations.ts). */
+  wordRelations?: (w: string) => readonly string[];
   /** Set by the lifecycle: index words nearest in meaning to a word the index lacks. */
   neighbours?: (w: string) => { word: string; weight: number }[];
 
@@ -361,3 +371,9 @@ export class DiscoveryEngine {
 
 /** How much a neighbour of a word the index knows counts, against one of a word it lacks. */
 const KNOWN_NEIGHBOUR = 0.35;
+/**
+ * How much a WordNet relation of a query word counts against the word as typed (times KNOWN_NEIGHBOUR when the
+ * index holds the word itself). Set by a coarse grid on the development set (0.25-0.4 x 1-5 senses, see
+ * docs/discovery.md) after its queries were written.
+ */
+const RELATION_WEIGHT = 0.4;

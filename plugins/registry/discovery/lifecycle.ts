@@ -8,6 +8,7 @@ import { type Embedder, SifEmbedder } from './embedder.ts';
 import { DiscoveryEngine, type Hit, type SearchOptions } from './engine.ts';
 import { CombinedEmbedder, RemoteEmbeddings } from './remote-embeddings.ts';
 import { slicer } from './slices.ts';
+import { WORD_RELATIONS_BUILD_COMMAND, wordRelationsInSlices } from './word-relations.ts';
 import { WORD_VECTORS_BUILD_COMMAND, wordVectorsInSlices } from './word-vectors.ts';
 import { attachWordKnowledge } from './meaning.ts';
 
@@ -106,6 +107,12 @@ export class Discovery {
       const embedder: Embedder | undefined = this.remote ? new CombinedEmbedder(local, this.remote) : local;
       const engine = new DiscoveryEngine(embedder);
       if (wv) attachWordKnowledge(engine, wv);
+      const relations = this.config.semantic ? await wordRelationsInSlices() : null;
+      if (this.config.semantic && !relations)
+        this.log?.warn(
+          `discovery: word-relations file missing; ranking without WordNet relations until it is built: ${WORD_RELATIONS_BUILD_COMMAND}`,
+        );
+      if (relations) engine.wordRelations = relations;
       this.built = engine;
       for (const kind of [SERVERS, AGENTS, SKILLS]) await this.rebuild(kind, tick);
       this.longestSliceMs = longest();
