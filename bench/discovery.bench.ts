@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { AgentRecord, ServerRecord, SkillRecord } from '../plugins/registry/catalog/records.ts';
-import { agentDoc, ENTITY_KINDS, serverDocs, skillDoc } from '../plugins/registry/discovery/documents.ts';
-import { SifEmbedder } from '../plugins/registry/discovery/embedder.ts';
-import { DiscoveryEngine } from '../plugins/registry/discovery/engine.ts';
-import { attachWordKnowledge } from '../plugins/registry/discovery/meaning.ts';
-import { wordVectors } from '../plugins/registry/discovery/word-vectors.ts';
+import type { Catalog } from '../plugins/registry/catalog/context.ts';
+import { discoveryConfig } from '../plugins/registry/discovery/config.ts';
+import { ENTITY_KINDS } from '../plugins/registry/discovery/documents.ts';
+import { Discovery } from '../plugins/registry/discovery/lifecycle.ts';
 import { lexicalScore } from '../providers/noop/tools.ts';
 import { type BenchModule, type BenchRow, percentiles } from './harness.ts';
 
@@ -74,6 +73,26 @@ function generate(): { servers: ServerRecord[]; agents: AgentRecord[]; skills: S
   return { servers, agents, skills };
 }
 
+/** The slice of a catalog the discovery lifecycle reads, over in-memory records (no store: the build is measured). */
+function benchCatalog(servers: ServerRecord[], agents: AgentRecord[], skills: SkillRecord[]): Catalog {
+  const collection = <T extends { path: string }>(xs: T[]) => {
+    const byPath = new Map(xs.map((x) => [x.path, x]));
+    return {
+      size: xs.length,
+      list: () => xs,
+      get: (p: string) => byPath.get(p),
+      onChange: () => () => {},
+      onReload: () => () => {},
+    };
+  };
+  const s = collection(servers);
+  return {
+    servers: { ...s, index: s },
+    agents: { index: collection(agents) },
+    skills: { index: collection(skills) },
+  } as unknown as Catalog;
+}
+
 const bench: BenchModule = async () => {
   const group = 'discovery';
   const rows: BenchRow[] = [];
@@ -85,25 +104,39 @@ const bench: BenchModule = async () => {
   const rss0 = process.memoryUsage().rss;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const wv = wordVectors();
-  const engine = new DiscoveryEngine(wv ? new SifEmbedder(wv) : undefined);
-  if (wv) attachWordKnowledge(engine, wv);
-  const tLoaded = performance.now();
-  for (const s of servers) engine.replaceGroup(`server:${s.path}`, serverDocs(s));
-  for (const a of agents) engine.replaceGroup(`agent:${a.path}`, [agentDoc(a)]);
-  for (const k of skills) engine.replaceGroup(`skill:${k.path}`, [skillDoc(k)]);
+  // The build the server runs (lifecycle.ts): word vectors, then every record, in slices that yield to the event
+  // loop. A timer beside it measures how long the loop was held at a time: what a request arriving meanwhile waits.
+  const discovery = new Discovery(benchCatalog(servers, agents, skills), discoveryConfig(undefined));
+  let lastTurn = performance.now();
+  let worstWait = 0;
+  let turns = 0;
+  const lag = setInterval(() => {
+    const now = performance.now();
+    worstWait = Math.max(worstWait, now - lastTurn);
+    lastTurn = now;
+    turns++;
+  }, 1);
+  const engine = await discovery.ready();
+  clearInterval(lag);
   const built = performance.now();
   const cpu1 = process.cpuUsage(cpu0);
   const buildCpuMs = (cpu1.user + cpu1.system) / 1000;
   gc?.();
   const rss1 = process.memoryUsage().rss;
   const docs = engine.size;
+  const load = `load average ${loadavg()[0]!.toFixed(0)} on ${cpus().length} cores`;
   rows.push({
     group,
-    name: `index build, ${docs.toLocaleString('en')} docs (${SERVERS} servers, ${SERVERS * 5} tools, ${AGENTS} agents, ${SKILLS} skills)`,
+    name: `index build in slices, ${docs.toLocaleString('en')} docs (${SERVERS} servers, ${SERVERS * 5} tools, ${AGENTS} agents, ${SKILLS} skills)`,
     p50_ms: built - t0,
     goal: 'build < 5 s',
-    note: `${built - t0 < 5000 ? 'met' : 'NOT met'} (wall clock; CPU ${(buildCpuMs / 1000).toFixed(1)} s, load average ${loadavg()[0]!.toFixed(0)} on ${cpus().length} cores); word vectors ${(tLoaded - t0).toFixed(0)} ms of it; RSS +${((rss1 - rss0) / 1e6).toFixed(0)} MB${gc ? '' : ' (no --expose-gc: RSS includes garbage)'}`,
+    note: `${buildCpuMs < 5000 ? 'met' : 'NOT met'} in CPU time (${(buildCpuMs / 1000).toFixed(1)} s CPU, ${((built - t0) / 1000).toFixed(1)} s wall clock, ${load}); RSS +${((rss1 - rss0) / 1e6).toFixed(0)} MB${gc ? '' : ' (no --expose-gc: RSS includes garbage)'}`,
+  });
+  rows.push({
+    group,
+    name: 'index build: longest the event loop waited (a 1 ms timer beside the build)',
+    p50_ms: worstWait,
+    note: `${turns} timer turns during the build; the longest slice the build itself measured: ${discovery.longestSliceMs.toFixed(0)} ms (slices end after 4 ms; a slice's last record and GC pauses run over); ${load}`,
   });
 
   // Baseline: every tool scored by the old lexical path, as a bare scan.
