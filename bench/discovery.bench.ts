@@ -136,7 +136,7 @@ const bench: BenchModule = async () => {
     group,
     name: 'index build: longest the event loop waited (a 1 ms timer beside the build)',
     p50_ms: worstWait,
-    note: `${turns} timer turns during the build; the longest slice the build itself measured: ${discovery.longestSliceMs.toFixed(0)} ms (slices end after 4 ms; a slice's last record and GC pauses run over); ${load}`,
+    note: `${turns} timer turns during the build; the longest slice the build measured: ${discovery.longestSliceMs.toFixed(0)} ms wall clock, ${discovery.longestSliceCpuMs.toFixed(0)} ms CPU (slices end after 4 ms; a slice's last record, GC pauses and, on a loaded machine, other processes run over); ${load}`,
   });
 
   // Baseline: every tool scored by the old lexical path, as a bare scan.

@@ -40,8 +40,9 @@ export class Discovery {
   /** The build or rebuild under way (each queued behind the one before); undefined when the index is current. */
   private work?: Promise<void>;
   private started = false;
-  /** Longest stretch (ms) one slice of the last build held the event loop: the bench reports it. */
+  /** Longest stretch (ms, wall clock and CPU) one slice of the last build held the event loop: the bench reports it. */
   longestSliceMs = 0;
+  longestSliceCpuMs = 0;
 
   constructor(
     private readonly catalog: Catalog,
@@ -97,7 +98,7 @@ export class Discovery {
     if (this.started) return;
     this.started = true;
     this.queue(async () => {
-      const { tick, longest } = slicer();
+      const { tick, longest, longestCpu } = slicer();
       const wv = this.config.semantic ? await wordVectorsInSlices() : null;
       if (this.config.semantic && !wv)
         this.log?.warn(
@@ -116,6 +117,7 @@ export class Discovery {
       this.built = engine;
       for (const kind of [SERVERS, AGENTS, SKILLS]) await this.rebuild(kind, tick);
       this.longestSliceMs = longest();
+      this.longestSliceCpuMs = longestCpu();
     });
   }
 
