@@ -5,6 +5,7 @@ import type {
   LlmProvider,
   LlmStreamEvent,
 } from '../../core/primitives/llm.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { completionEvents } from '../../core/primitives/llm-events.ts';
 import type { ProviderFactory } from '../../core/provider.ts';
 import { loadScript, turnsOf, type ScriptEntry } from './script.ts';
@@ -46,7 +47,8 @@ export const scriptedLlm: ProviderFactory<LlmProvider> = {
     const chunkDelayMs = typeof options.chunk_delay_ms === 'number' ? options.chunk_delay_ms : 0;
     let calls = 0;
     const complete = async (req: CompletionRequest, opts?: { signal?: AbortSignal }): Promise<CompletionResponse> => {
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      // A real model call ends when its caller gives up; so does the wait standing in for one.
+      if (delayMs) await sleep(delayMs, undefined, { signal: opts?.signal }).catch(() => {});
       opts?.signal?.throwIfAborted();
       const { entry, turn, human, toolResult } = pick(script, req.messages);
       const turns = turnsOf(entry);

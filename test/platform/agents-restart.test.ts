@@ -105,8 +105,10 @@ t.test('on a Redis store: a run started on one replica is followed and cancelled
   const script = [
     { turns: [{ content: 'Working. ', tool_calls: [{ name: 'think', input: {} }] }, { content: 'never' }] },
   ];
-  const a = await agentApp(t, { store, script, delay_ms: 400 });
-  const b = await agentApp(t, { store, script, delay_ms: 400 });
+  // The second turn must still be waiting when replica A sees the cancel B asks for: the scripted wait is long and
+  // ends early when the run is aborted, so a loaded machine cannot let the run finish first.
+  const a = await agentApp(t, { store, script, delay_ms: 3000 });
+  const b = await agentApp(t, { store, script, delay_ms: 3000 });
   t.equal(
     (
       await a.inject({
