@@ -226,8 +226,10 @@ export class DiscoveryEngine {
   /** A query word's neighbours by meaning (word vectors) and its WordNet relations, each with its weight. */
   private near(w: string): { word: string; weight: number }[] {
     const out = this.neighbours?.(w) ?? [];
+    // Only relations the index holds become terms (the others could match nothing). Not capped per word: caps of
+    // 4-15 held terms lost the skill-intent gain (`blind` -> `sightless` comes late in the list).
     for (const r of this.wordRelations?.(w) ?? [])
-      if (r.length > 2 && !STOPWORDS.has(r)) out.push({ word: r, weight: RELATION_WEIGHT });
+      if (r.length > 2 && !STOPWORDS.has(r) && this.bm25.has(stem(r))) out.push({ word: r, weight: RELATION_WEIGHT });
     return out;
   }
 
