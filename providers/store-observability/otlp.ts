@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GenerationRecord, Span, Trace } from '../../core/primitives/observability.ts';
+import { randomHex } from './records.ts';
 
 /**
  * OTLP/HTTP export through the official OpenTelemetry JS SDK (loaded lazily:
@@ -95,11 +96,14 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
   // The processor keeps its queue private, so the queue is mirrored: spans accepted minus spans handed to the exporter.
   let accepted = 0;
   let handedOver = 0;
+  // Spans handed over whose export has not answered yet: a dead collector holds them until the export times out.
+  let settled = 0;
   const inner = new OTLPTraceExporter({ url: tracesUrl(opts.endpoint), timeoutMillis: opts.exportTimeoutMillis });
   const exporter: SpanExporter = Object.assign(Object.create(inner) as SpanExporter, {
     export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]) {
       handedOver += spans.length;
       inner.export(spans, (result) => {
+        settled += spans.length;
         if (result.code === 0) counts.exported += spans.length;
         else {
           counts.failed += spans.length;
@@ -116,12 +120,14 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
     exportTimeoutMillis: opts.exportTimeoutMillis,
   });
   /**
-   * Spans that would not fit in the queue are dropped and counted before any is built. A collector that is
-   * down keeps the queue full, and building SDK spans only for the processor to drop them was most of what
-   * export then cost a traced request (bench/RESULTS.md). A trace goes whole or not at all: no orphan spans.
+   * Spans that would not fit are dropped and counted before any is built. What counts against the queue size
+   * is every span not yet answered for: queued, or in an export still waiting for the collector. A dead
+   * collector answers only when each export times out, while the processor starts the next batch on its own
+   * timeout, so exports (each holding its spans and their encoded body) piled up and every trace was still
+   * built (bench/RESULTS.md). A trace goes whole or not at all: no orphan spans.
    */
   const fits = (n: number): boolean => {
-    if (accepted - handedOver + n <= opts.maxQueueSize) return true;
+    if (accepted - settled + n <= opts.maxQueueSize) return true;
     counts.dropped += n;
     return false;
   };
@@ -141,8 +147,9 @@ export async function startOtlp(opts: OtlpOptions, logger?: FastifyBaseLogger): 
     resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
     spanProcessors: [counting],
     idGenerator: {
-      generateTraceId: () => nextTraceId ?? randomBytes(16).toString('hex'),
-      generateSpanId: () => randomBytes(8).toString('hex'),
+      generateTraceId: () => nextTraceId ?? randomHex(16),
+      // From the pooled CSPRNG bytes (records.ts): a randomBytes call per span showed in the export's profile.
+      generateSpanId: () => randomHex(8),
     },
   });
   const tracer = provider.getTracer('switchboard');

@@ -35,13 +35,20 @@ export function collectionsOf(store: Store, instance: string): Collections {
 const POOL_IDS = 256;
 const pool = Buffer.alloc(16 * POOL_IDS);
 let poolAt = pool.length;
-function randomTail(into: Buffer): void {
-  if (poolAt + 16 > pool.length) {
+function randomTail(into: Buffer, n = 16): void {
+  if (poolAt + n > pool.length) {
     randomFillSync(pool);
     poolAt = 0;
   }
-  pool.copy(into, 0, poolAt, poolAt + 16);
-  poolAt += 16;
+  pool.copy(into, 0, poolAt, poolAt + n);
+  poolAt += n;
+}
+
+/** `n` (at most 16) random bytes from the same pool as hex: OpenTelemetry span ids (8) and trace ids (16). */
+export function randomHex(n: number): string {
+  const b = Buffer.allocUnsafe(n);
+  randomTail(b, n);
+  return b.toString('hex');
 }
 
 /**

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import { openStore, type Store } from '../../core/store.ts';
 import type { ProviderContext } from '../../core/provider.ts';
@@ -290,6 +290,36 @@ t.test('OTLP export with a dead collector: ingest still answers, the bounded que
   t.equal(stats.dropped % 2, 0, 'a trace that does not fit is dropped whole (root and span), never half exported');
   t.equal(stats.exported, 0, 'nothing reached a collector');
 });
+
+t.test(
+  'OTLP export to a collector that never answers: spans waiting in an export count against the queue',
+  async (t) => {
+    // Accepts connections and never answers, as a hung collector: each export waits for its timeout.
+    const sockets = new Set<Socket>();
+    const hung = createNetServer((s) => {
+      sockets.add(s);
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const p = await make(() => openStore({ backend: 'memory' }), {
+      otlp_endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+      otlp_max_queue_size: 4,
+      otlp_batch_size: 2,
+      otlp_delay_ms: 60_000,
+      otlp_timeout_ms: 3_000, // far longer than the ten ingests take; bounds what close() waits for
+    })();
+    t.teardown(async () => {
+      for (const s of sockets) s.destroy();
+      hung.close();
+      await p.close();
+    });
+    for (let i = 0; i < 10; i++) await p.ingestTrace({ trace_id: `h${i}`, spans: [{ name: 'x' }] });
+    // Trace 0 goes out in an export that hangs, trace 1 waits in the queue behind it: 4 spans unanswered, the
+    // queue's size. Counting only the queue, the first export's spans looked gone and a third trace was taken.
+    t.match(p.exportStats(), { dropped: 16, exported: 0 }, 'the 8 traces after the first two are dropped whole');
+    t.equal((await p.listTraces!({ limit: 50, offset: 0 })).total, 10, 'every trace stored');
+  },
+);
 
 t.test('OTEL_EXPORTER_OTLP_ENDPOINT turns export on when the instance has no otlp_endpoint', async (t) => {
   const rx = await receiver();
