@@ -4,6 +4,7 @@ import { canAccessServer } from '../auth/access.ts';
 import { healthConfig } from '../health/config.ts';
 import { mcpTarget } from '../health/targets.ts';
 import { pinnedConnector } from '../../../core/address-guard.ts';
+import { openPubSub } from '../../../core/pubsub.ts';
 import type { ServerRecord } from '../catalog/records.ts';
 import { registerGateway, type GatewayBackend } from './proxy.ts';
 
@@ -23,7 +24,15 @@ async function gatewayPlugin(app: FastifyInstance): Promise<void> {
   // current one; the decrypted credential lives in this process's memory only.
   const backends = new Map<string, { record: ServerRecord; backend: GatewayBackend }>();
   servers.onChange((c) => backends.delete(c.key));
+  // Replicas on one Redis: legacy SSE messages reaching this replica for a stream held by another are relayed.
+  const storeUrl = app.sb.settings.store.url;
+  const pubsub =
+    app.sb.store.backend === 'redis' && storeUrl
+      ? await openPubSub(storeUrl, (err) => app.log.debug({ err: err.message }, 'gateway SSE relay: Redis pub/sub'))
+      : undefined;
+  app.addHook('onClose', async () => pubsub?.close());
   await registerGateway(app, {
+    pubsub,
     resolve: async (path) => {
       await servers.sync();
       const s = servers.get(path);

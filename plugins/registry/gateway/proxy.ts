@@ -7,6 +7,8 @@ import type { buildConnector } from 'undici';
 import { SwitchboardError, badGateway, badRequest, forbidden, notFound, unauthorized } from '../../../core/errors.ts';
 import { BackendPools, backendRequest, type BackendResponse } from './backend-http.ts';
 import { filterToolsJson, filterToolsSse, rpcCalls } from './jsonrpc.ts';
+import type { PubSub } from '../../../core/pubsub.ts';
+import { SseRelay, type RelayAnswer, type RelayedPost } from './sse-relay.ts';
 
 /** What the gateway needs to know of a registered server, credential already decrypted (in memory only). */
 export interface GatewayBackend {
@@ -32,6 +34,8 @@ export interface GatewayOptions {
   blockedAddress?(...urls: Array<string | undefined>): Promise<string | undefined>;
   /** How backend connections are opened: the address guard's pinned connector (judged at connect time). */
   connect?: buildConnector.connector;
+  /** Replicas on one Redis: SSE messages that reach this replica for another's session are relayed there. */
+  pubsub?: PubSub;
 }
 
 /** One SSE session opened through the gateway. */
@@ -139,6 +143,17 @@ export async function registerGateway(fastify: FastifyInstance, opts: GatewayOpt
   const sseSessions = new Map<string, SseSession>();
   const pools = new BackendPools(opts.connect);
   app.addHook('onClose', async () => pools.close());
+  // Answers come within the backend timeout; the holder acknowledges within a pub/sub round trip.
+  const sseRelay = opts.pubsub
+    ? new SseRelay(
+        opts.pubsub,
+        (sid) => sseSessions.has(sid),
+        (post) => postToSession(post),
+        1000,
+        opts.timeoutMs + 5000,
+      )
+    : undefined;
+  app.addHook('onClose', async () => sseRelay?.close());
 
   const backendFor = async (request: FastifyRequest, server: string): Promise<GatewayBackend> => {
     if (!request.user) throw unauthenticated(request);
@@ -179,14 +194,18 @@ export async function registerGateway(fastify: FastifyInstance, opts: GatewayOpt
     return calls;
   };
 
-  const outgoingHeaders = (request: FastifyRequest, b: GatewayBackend) => {
+  const forwardedHeaders = (request: FastifyRequest) => {
     const h: Record<string, string> = {};
     for (const name of FORWARD_REQUEST) {
       const v = request.headers[name];
       if (typeof v === 'string') h[name] = v;
     }
-    return { ...h, ...b.headers };
+    return h;
   };
+  const outgoingHeaders = (request: FastifyRequest, b: GatewayBackend) => ({
+    ...forwardedHeaders(request),
+    ...b.headers,
+  });
 
   const noBody = { tags: ['mcp-gateway'], params: Params };
   const schema = { ...noBody, body: AnyBody };
@@ -362,37 +381,60 @@ export async function registerGateway(fastify: FastifyInstance, opts: GatewayOpt
     async (request, reply) => {
       const { server } = request.params;
       const b = await backendFor(request, server);
-      const calls = checkCalls(request, server, request.body);
-      const session = sseSessions.get(request.query.sessionId);
-      if (!session || session.server !== server)
+      checkCalls(request, server, request.body);
+      const sid = request.query.sessionId;
+      const owner = request.user?.username;
+      const headers = forwardedHeaders(request);
+      const session = sseSessions.get(sid);
+      // Opened through another replica: that one holds the stream the backend answers on (sse-relay.ts).
+      const answer = session
+        ? await postToSession({ sid, server, owner, headers, body: request.body }, b)
+        : await sseRelay?.forward({ sid, server, owner, headers, body: request.body });
+      if (!answer)
         throw notFound(
           'SB_ERR_GATEWAY_SESSION',
           `Unknown SSE session for /${server}; connect to /${server}/sse first and post to the endpoint it announces`,
         );
-      if (session.owner !== request.user?.username)
-        throw forbidden('SB_ERR_GATEWAY_SESSION_OWNER', 'This SSE session belongs to another caller');
-      const refused = await opts.blockedAddress?.(session.target);
-      if (refused)
-        throw forbidden(
-          'SB_ERR_GATEWAY_BLOCKED_ADDRESS',
-          `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`,
-        );
-      for (const c of calls) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
-      const res = await backendRequest(
-        pools,
-        session.target,
-        {
-          method: 'POST',
-          headers: { ...outgoingHeaders(request, b), 'content-type': 'application/json' },
-          body: JSON.stringify(request.body),
-        },
-        opts.timeoutMs,
-        `/${server}`,
-      );
-      refuseBackendAuth(res, server);
-      return reply.status(res.status).send(await res.text());
+      return reply.status(answer.status).send(answer.text);
     },
   );
+
+  /** A client message of a session this replica holds, from its own client or relayed from another replica. */
+  async function postToSession(post: RelayedPost, b?: GatewayBackend): Promise<RelayAnswer> {
+    const { server } = post;
+    const session = sseSessions.get(post.sid);
+    if (!session || session.server !== server)
+      throw notFound(
+        'SB_ERR_GATEWAY_SESSION',
+        `Unknown SSE session for /${server}; connect to /${server}/sse first and post to the endpoint it announces`,
+      );
+    if (session.owner !== post.owner)
+      throw forbidden('SB_ERR_GATEWAY_SESSION_OWNER', 'This SSE session belongs to another caller');
+    // Relayed: the asking replica checked the caller; this one still refuses a server disabled or held since.
+    const backend = b ?? (await opts.resolve(`/${server}`));
+    if (!backend?.enabled || backend.blocked)
+      throw forbidden('SB_ERR_GATEWAY_DISABLED', `/${server} is disabled, held for review or no longer registered`);
+    const refused = await opts.blockedAddress?.(session.target);
+    if (refused)
+      throw forbidden(
+        'SB_ERR_GATEWAY_BLOCKED_ADDRESS',
+        `The SSE messages endpoint of /${server} points at a ${refused} address, which is refused`,
+      );
+    for (const c of rpcCalls(post.body)) if (c.method === 'tools/list' && c.id !== undefined) session.listIds.add(c.id);
+    const res = await backendRequest(
+      pools,
+      session.target,
+      {
+        method: 'POST',
+        headers: { ...post.headers, ...backend.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(post.body),
+      },
+      opts.timeoutMs,
+      `/${server}`,
+    );
+    refuseBackendAuth(res, server);
+    return { status: res.status, text: await res.text() };
+  }
 
   return { openSseSessions: () => sseSessions.size };
 }
