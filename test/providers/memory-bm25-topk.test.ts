@@ -160,3 +160,32 @@ t.test('renumbering after heavy churn and wide term counts keep the equivalence'
   const back = await decodeIndex((await encodeIndex(idx)) as Buffer, normaliseTerm);
   t.same(back.search('alpha common', 10), idx.search('alpha common', 10), 'and survive a snapshot');
 });
+
+t.test(
+  'records that tie rank by key: the pruned search compares key heads, then whole keys, as the exhaustive one does',
+  async (t) => {
+    // Keys sharing their first units (and some holding U+0000, surrogates or fewer than three units), all
+    // with the same content: every record ties, so only the keys decide the top k.
+    const unit = fc.constantFrom('a', 'b', 'ab', '\u0000', '\ud83d\ude00', 'é', 'Z', '1', '10');
+    const key = fc
+      .tuple(fc.constantFrom('', 'a', 'ab', 'abc', 'abd', '\u0000'), fc.array(unit, { maxLength: 4 }))
+      .map(([p, us]) => p + us.join(''))
+      .filter((k) => k.length > 0);
+    fc.assert(
+      fc.property(fc.uniqueArray(key, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 12 }), (keys, k) => {
+        const idx = new Bm25Index(normaliseTerm);
+        for (const key of keys) idx.add(key, 'common ground');
+        const pruned = idx.search('common ground', k);
+        const full = idx.exhaustive('common ground', k);
+        // A key that is itself a term of the query scores higher; the others tie and come in key order.
+        return (
+          same(t, pruned, full) &&
+          full.every((h, i) => i === 0 || h.score < full[i - 1].score || full[i - 1].key < h.key) &&
+          sorted.length === keys.length
+        );
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+    t.pass('300 generated key sets ranked alike');
+  },
+);
