@@ -1,9 +1,7 @@
 import t from 'tap';
-import { makeApp } from '../helpers/app.ts';
-import { adminSession } from '../helpers/registry-auth.ts';
+import { caller, makeApp } from '../helpers/app.ts';
+import { adminSession, userSession } from '../helpers/registry-auth.ts';
 import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
-import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
-import { SESSION_COOKIE, csrfTokenFor, signSession } from '../../plugins/registry/auth/session.ts';
 
 /**
  * The console calls the public /api/v1 with the registry session cookie it signed in with
@@ -14,7 +12,8 @@ t.test('the registry session cookie signs in to /api/v1 when the backend has no 
     ...apiKeyUsers(ALICE_BOB_ROOT),
     registry: { admin_user: 'root-admin', admin_password: 'console-session-password' },
   });
-  t.equal((await app.inject({ url: '/api/v1/auth/whoami' })).statusCode, 401, 'no credential: 401');
+  const as = caller(t, app);
+  await as().get('/api/v1/auth/whoami', 401, 'no credential: 401');
 
   const s = await adminSession(app);
   const who = await app.inject({ url: '/api/v1/auth/whoami', headers: { cookie: s.cookie } });
@@ -32,11 +31,7 @@ t.test('the registry session cookie signs in to /api/v1 when the backend has no 
   t.equal(made.statusCode, 201, 'cookie + CSRF header creates');
   t.equal(made.json().owner_id, 'root-admin', 'owned by the session user');
 
-  t.equal(
-    (await app.inject({ url: '/api/v1/agents', headers: { cookie: 'mcp_gateway_session=forged.sig' } })).statusCode,
-    401,
-    'a forged cookie is no credential',
-  );
+  await as({ cookie: 'mcp_gateway_session=forged.sig' }).get('/api/v1/agents', 401, 'a forged cookie is no credential');
 
   // A key the backend knows wins over the cookie: the principal is the key's.
   const both = await app.inject({ url: '/api/v1/auth/whoami', headers: { cookie: s.cookie, ...keyHeader('alice') } });
@@ -51,38 +46,19 @@ t.test('the registry session cookie signs in to /api/v1 when the backend has no 
   // Logout revokes the session on /api/v1 too.
   const out = await app.inject({ method: 'POST', url: '/api/auth/logout', headers: s.headers });
   t.ok(out.statusCode < 400, `logout answered ${out.statusCode}`);
-  t.equal((await app.inject({ url: '/api/v1/auth/whoami', headers: { cookie: s.cookie } })).statusCode, 401);
+  await as({ cookie: s.cookie }).get('/api/v1/auth/whoami', 401);
 });
 
 t.test('a signed-in user who is not a registry admin is a plain platform user: own agents only', async (t) => {
   const app = await makeApp(t, apiKeyUsers(ALICE_BOB_ROOT));
-  const auth = registryAuthOf(app);
-  const key = auth.authenticator.secretKey;
-  const { value, payload } = signSession(
-    key,
-    { username: 'limited', groups: [], scopes: ['mcp-registry-user'], provider: 'oidc' },
-    1,
-  );
-  const headers = {
-    cookie: `${SESSION_COOKIE}=${encodeURIComponent(value)}`,
-    'x-csrf-token': csrfTokenFor(key, payload.sid),
-  };
+  const as = caller(t, app);
+  const { headers } = userSession(app, { username: 'limited' });
   const who = (await app.inject({ url: '/api/v1/auth/whoami', headers })).json();
   t.match(who, { id: 'limited', is_admin: false });
   const root = keyHeader('root');
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/agents',
-        headers: root,
-        payload: { name: 'private', model: 'm' },
-      })
-    ).statusCode,
-    201,
-  );
+  await as(root).post('/api/v1/agents', { name: 'private', model: 'm' }, 201);
   t.equal((await app.inject({ url: '/api/v1/agents', headers })).json().total, 0, "another user's agent is not listed");
-  t.equal((await app.inject({ url: '/api/v1/agents/private', headers })).statusCode, 403, 'nor readable');
+  await as(headers).get('/api/v1/agents/private', 403, 'nor readable');
   const own = await app.inject({
     method: 'POST',
     url: '/api/v1/agents',

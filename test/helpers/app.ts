@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Test } from 'tap';
 import { openStore, type Store } from '../../core/store.ts';
 import { buildApp, type BuildOptions } from '../../plugins/app.ts';
 
@@ -47,4 +48,46 @@ function onNoopEngines(config: Record<string, unknown>): Record<string, unknown>
   const providers = { ...((config.providers as Record<string, unknown> | undefined) ?? {}) };
   for (const kind of ENGINE_KINDS) providers[kind] ??= { default: 'noop' };
   return { ...config, providers };
+}
+
+/**
+ * Sends one request and asserts its status (named by the message, else by method and URL); the response is
+ * returned for the checks that follow.
+ */
+export async function expectStatus(
+  t: Pick<Test, 'equal'>,
+  app: FastifyInstance,
+  request: InjectOptions,
+  status: number,
+  message = `${request.method ?? 'GET'} ${request.url}`,
+): Promise<LightMyRequestResponse> {
+  const res = await app.inject(request);
+  t.equal(res.statusCode, status, message);
+  return res;
+}
+
+type Payload = InjectOptions['payload'];
+
+/**
+ * Requests as one caller (its credential headers; none for an anonymous caller), each asserting the status
+ * it must get: `await as(alice).post(url, payload, 201)`. The response is returned for further checks.
+ */
+export function caller(t: Pick<Test, 'equal'>, app: FastifyInstance) {
+  return (headers: Record<string, string> = {}) => {
+    const send = (
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+      url: string,
+      status: number,
+      payload: Payload,
+      message?: string,
+    ) => expectStatus(t, app, { method, url, headers, ...(payload === undefined ? {} : { payload }) }, status, message);
+    return {
+      get: (url: string, status: number, message?: string) => send('GET', url, status, undefined, message),
+      delete: (url: string, status: number, message?: string) => send('DELETE', url, status, undefined, message),
+      post: (url: string, payload: Payload, status: number, message?: string) =>
+        send('POST', url, status, payload, message),
+      put: (url: string, payload: Payload, status: number, message?: string) =>
+        send('PUT', url, status, payload, message),
+    };
+  };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registryAuthOf } from '../../plugins/registry/auth/index.ts';
 import { mintSelfToken, type ResourceType } from '../../plugins/registry/auth/self-tokens.ts';
+import { SESSION_COOKIE, csrfTokenFor, signSession } from '../../plugins/registry/auth/session.ts';
 
 /**
  * Credentials for registry tests. All of them go through the real auth plugin
@@ -77,5 +78,29 @@ export async function adminSession(
   const csrf = decodeURIComponent(
     pairs.find((p) => p.startsWith('mcp_gateway_csrf='))!.slice('mcp_gateway_csrf='.length),
   );
+  return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
+}
+
+/**
+ * A browser session of any user, signed with the app's key as the login flow signs it (for users the local
+ * login cannot make, e.g. an IdP user who is not an admin): the same shape as adminSession.
+ */
+export function userSession(
+  app: FastifyInstance,
+  user: { username: string; groups?: string[]; scopes?: string[]; provider?: string },
+): { cookie: string; csrf: string; headers: Record<string, string> } {
+  const key = registryAuthOf(app).authenticator.secretKey;
+  const { value, payload } = signSession(
+    key,
+    {
+      username: user.username,
+      groups: user.groups ?? [],
+      scopes: user.scopes ?? ['mcp-registry-user'],
+      provider: user.provider ?? 'oidc',
+    },
+    1,
+  );
+  const cookie = `${SESSION_COOKIE}=${encodeURIComponent(value)}`;
+  const csrf = csrfTokenFor(key, payload.sid);
   return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
 }

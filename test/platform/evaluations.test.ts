@@ -4,7 +4,7 @@ import { EVALUATIONS_CASES, evaluationsSuite } from '../conformance/evaluations.
 // tap's overloaded `test` does not match the kit's Runner signature in TypeScript; at runtime it is the same.
 import type { Runner } from '../conformance/kit.ts';
 import { firstFactory, writeProviderPackage } from '../fixtures/provider-package.ts';
-import { makeApp } from '../helpers/app.ts';
+import { caller, makeApp } from '../helpers/app.ts';
 
 /**
  * A score-recording evaluations provider package (in memory), written for the
@@ -68,6 +68,7 @@ const viaRecorder = { 'x-provider-evaluations': 'recorder' };
 
 t.test('noop mode: evaluators CRUD with data, evaluate is a placeholder', async (t) => {
   const app = await makeApp(t);
+  const as = caller(t, app);
   const created = await app.inject({
     method: 'POST',
     url: '/api/v1/evaluations/evaluators',
@@ -109,7 +110,7 @@ t.test('noop mode: evaluators CRUD with data, evaluate is a placeholder', async 
     results: [{ name: 'helpful', value: 0, explanation: /Placeholder/ }],
   });
 
-  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/evaluators/${id}` })).statusCode, 204);
+  await as().delete(`/api/v1/evaluations/evaluators/${id}`, 204);
   for (const [method, payload] of [['GET'], ['PUT', { description: 'x' }], ['DELETE']] as const) {
     const res = await app.inject({ method, url: `/api/v1/evaluations/evaluators/${id}`, payload });
     t.equal(res.statusCode, 404, `${method} deleted evaluator`);
@@ -119,6 +120,7 @@ t.test('noop mode: evaluators CRUD with data, evaluate is a placeholder', async 
 
 t.test('evaluator list: max_results defaults to 100, pages by next_token', async (t) => {
   const app = await makeApp(t);
+  const as = caller(t, app);
   for (let i = 0; i < 102; i++)
     await app.inject({
       method: 'POST',
@@ -134,7 +136,7 @@ t.test('evaluator list: max_results defaults to 100, pages by next_token', async
   t.equal(second.next_token, null);
   const small = (await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators?max_results=5' })).json();
   t.equal(small.evaluators.length, 5);
-  t.equal((await app.inject({ method: 'GET', url: '/api/v1/evaluations/evaluators?next_token=@@' })).statusCode, 400);
+  await as().get('/api/v1/evaluations/evaluators?next_token=@@', 400);
 });
 
 t.test('bad input is 4xx naming what to fix', async (t) => {
@@ -185,6 +187,7 @@ t.test('noop: scores and online configs answer 501 naming the backend that has t
 
 t.test('a score-recording provider serves the score routes; its types are enforced', async (t) => {
   const app = await makeApp(t, recorderConfig(recorderPackage()));
+  const as = caller(t, app);
   const badType = await app.inject({
     method: 'POST',
     url: '/api/v1/evaluations/evaluators',
@@ -194,17 +197,7 @@ t.test('a score-recording provider serves the score routes; its types are enforc
   t.equal(badType.statusCode, 400);
   t.equal(badType.json().code, 'SB_ERR_EVALUATIONS_BAD_TYPE');
   t.match(badType.json().detail, /'TRACE'.*Supported: numeric, boolean, categorical/);
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/evaluations/evaluators',
-        headers: viaRecorder,
-        payload: { name: 'x', evaluator_type: 'numeric' },
-      })
-    ).statusCode,
-    201,
-  );
+  await as(viaRecorder).post('/api/v1/evaluations/evaluators', { name: 'x', evaluator_type: 'numeric' }, 201);
 
   const created = await app.inject({
     method: 'POST',
@@ -246,17 +239,11 @@ t.test('a score-recording provider serves the score routes; its types are enforc
       .score_id,
     sid,
   );
-  t.equal(
-    (await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).statusCode,
-    204,
-  );
+  await as(viaRecorder).delete(`/api/v1/evaluations/scores/${sid}`, 204);
   const gone = await app.inject({ method: 'GET', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder });
   t.equal(gone.statusCode, 404);
   t.equal(gone.json().code, 'SB_ERR_EVALUATIONS_SCORE_NOT_FOUND');
-  t.equal(
-    (await app.inject({ method: 'DELETE', url: `/api/v1/evaluations/scores/${sid}`, headers: viaRecorder })).statusCode,
-    404,
-  );
+  await as(viaRecorder).delete(`/api/v1/evaluations/scores/${sid}`, 404);
   const missingValue = await app.inject({
     method: 'POST',
     url: '/api/v1/evaluations/scores',

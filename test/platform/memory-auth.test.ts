@@ -1,6 +1,6 @@
 import t from 'tap';
 import { apiKeyUsers, keyHeader, type KeyUser } from '../fixtures/api-key-users.ts';
-import { makeApp } from '../helpers/app.ts';
+import { caller, makeApp } from '../helpers/app.ts';
 import { startOidcServer } from '../oidc/server.ts';
 
 /**
@@ -18,30 +18,11 @@ const admin = keyHeader('ops');
 
 t.test('api_key: user namespaces belong to their user', async (t) => {
   const app = await makeApp(t, apiKeyUsers(USERS));
+  const as = caller(t, app);
 
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/user:alice',
-        headers: alice,
-        payload: { key: 'diary', content: 'dear diary' },
-      })
-    ).statusCode,
-    201,
-  );
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/user:alice:work',
-        headers: alice,
-        payload: { key: 'todo', content: 'ship it' },
-      })
-    ).statusCode,
-    201,
-  );
-  t.equal((await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: alice })).statusCode, 200);
+  await as(alice).post('/api/v1/memory/user:alice', { key: 'diary', content: 'dear diary' }, 201);
+  await as(alice).post('/api/v1/memory/user:alice:work', { key: 'todo', content: 'ship it' }, 201);
+  await as(alice).get('/api/v1/memory/user:alice/diary', 200);
 
   for (const [method, url, payload] of [
     ['GET', '/api/v1/memory/user:alice/diary'],
@@ -59,13 +40,9 @@ t.test('api_key: user namespaces belong to their user', async (t) => {
     'dear diary',
     "bob's refused writes changed nothing",
   );
-  t.equal(
-    (await app.inject({ url: '/api/v1/memory/user:alice/diary', headers: admin })).statusCode,
-    200,
-    'admins read every namespace',
-  );
-  t.equal(
-    (await app.inject({ url: '/api/v1/memory/user:alicex/diary', headers: alice })).statusCode,
+  await as(admin).get('/api/v1/memory/user:alice/diary', 200, 'admins read every namespace');
+  await as(alice).get(
+    '/api/v1/memory/user:alicex/diary',
     403,
     "a namespace of another id that starts the same is not alice's",
   );
@@ -75,19 +52,13 @@ t.test('api_key: user namespaces belong to their user', async (t) => {
     seen.some((n: string) => n.startsWith('user:alice')),
     "bob does not see alice's namespaces listed",
   );
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/team-notes',
-        headers: bob,
-        payload: { key: 'k', content: 'shared' },
-      })
-    ).statusCode,
+  await as(bob).post(
+    '/api/v1/memory/team-notes',
+    { key: 'k', content: 'shared' },
     201,
     'other namespaces are open to every authenticated caller',
   );
-  t.equal((await app.inject({ url: '/api/v1/memory/team-notes/k' })).statusCode, 401, 'but not to anonymous callers');
+  await as().get('/api/v1/memory/team-notes/k', 401, 'but not to anonymous callers');
 });
 
 t.test('jwt: the token subject owns its user namespace', async (t) => {
@@ -103,71 +74,44 @@ t.test('jwt: the token subject owns its user namespace', async (t) => {
       },
     },
   });
+  const as = caller(t, app);
   const carol = { authorization: `Bearer ${await idp.token('carol')}` };
   const dave = { authorization: `Bearer ${await idp.token('dave')}` };
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/user:carol',
-        headers: carol,
-        payload: { key: 'k', content: 'mine' },
-      })
-    ).statusCode,
-    201,
-  );
-  t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: carol })).statusCode, 200);
-  t.equal((await app.inject({ url: '/api/v1/memory/user:carol/k', headers: dave })).statusCode, 403);
+  await as(carol).post('/api/v1/memory/user:carol', { key: 'k', content: 'mine' }, 201);
+  await as(carol).get('/api/v1/memory/user:carol/k', 200);
+  await as(dave).get('/api/v1/memory/user:carol/k', 403);
 });
 
 t.test('conversations belong to their actor; a service principal is not an admin', async (t) => {
   const app = await makeApp(t, apiKeyUsers({ ...USERS, robot: { type: 'service' } }));
+  const as = caller(t, app);
   const robot = keyHeader('robot');
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/sessions/alice/s1/events',
-        headers: alice,
-        payload: { messages: [{ role: 'user', text: 'secret plan' }] },
-      })
-    ).statusCode,
+  await as(alice).post(
+    '/api/v1/memory/sessions/alice/s1/events',
+    { messages: [{ role: 'user', text: 'secret plan' }] },
     201,
   );
-  t.equal((await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: alice })).statusCode, 200);
-  t.equal(
-    (await app.inject({ url: '/api/v1/memory/sessions/alice/s1/events', headers: robot })).statusCode,
+  await as(alice).get('/api/v1/memory/sessions/alice/s1/events', 200);
+  await as(robot).get(
+    '/api/v1/memory/sessions/alice/s1/events',
     403,
     "a service key does not read others' conversations",
   );
-  t.equal((await app.inject({ url: '/api/v1/memory/actors/alice/sessions', headers: robot })).statusCode, 403);
+  await as(robot).get('/api/v1/memory/actors/alice/sessions', 403);
   t.same(
     (await app.inject({ url: '/api/v1/memory/actors', headers: robot })).json().actors,
     [],
     'nor list their actors',
   );
-  t.equal(
-    (await app.inject({ url: '/api/v1/memory/sessions/alice/s1/turns', headers: admin })).statusCode,
-    200,
-    'an admin does',
-  );
+  await as(admin).get('/api/v1/memory/sessions/alice/s1/turns', 200, 'an admin does');
   t.same((await app.inject({ url: '/api/v1/memory/actors', headers: admin })).json().actors, [{ actor_id: 'alice' }]);
 });
 
 t.test('group namespaces belong to the members of the group', async (t) => {
   const app = await makeApp(t, apiKeyUsers({ ...USERS, carol: { groups: ['research'] } }));
+  const as = caller(t, app);
   const carol = keyHeader('carol');
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/group:research',
-        headers: alice,
-        payload: { key: 'paper', content: 'draft 1' },
-      })
-    ).statusCode,
-    201,
-  );
+  await as(alice).post('/api/v1/memory/group:research', { key: 'paper', content: 'draft 1' }, 201);
   t.equal(
     (await app.inject({ url: '/api/v1/memory/group:research/paper', headers: carol })).json().content,
     'draft 1',
@@ -176,17 +120,7 @@ t.test('group namespaces belong to the members of the group', async (t) => {
   const denied = await app.inject({ url: '/api/v1/memory/group:research/paper', headers: bob });
   t.equal(denied.statusCode, 403, 'a non-member does not');
   t.match(denied.json().detail, /members of group 'research'/);
-  t.equal(
-    (
-      await app.inject({
-        method: 'POST',
-        url: '/api/v1/memory/group:research:notes',
-        headers: bob,
-        payload: { key: 'k', content: 'x' },
-      })
-    ).statusCode,
-    403,
-  );
+  await as(bob).post('/api/v1/memory/group:research:notes', { key: 'k', content: 'x' }, 403);
   t.same(
     (await app.inject({ url: '/api/v1/memory/namespaces', headers: bob })).json().namespaces,
     [],
