@@ -99,19 +99,25 @@ export class Discovery {
     this.started = true;
     this.queue(async () => {
       const { tick, longest, longestCpu } = slicer();
-      const wv = this.config.semantic ? await wordVectorsInSlices() : null;
+      // A cache file that cannot be read leaves search lexical (and says why) rather than failing every search.
+      const orNone = <T>(what: string, load: () => Promise<T | null>) =>
+        load().catch((err: unknown) => {
+          this.log?.error({ err }, `discovery: the ${what} file could not be read; ranking without it`);
+          return null;
+        });
+      const wv = this.config.semantic ? await orNone('word-vector', wordVectorsInSlices) : null;
       if (this.config.semantic && !wv)
         this.log?.warn(
-          `discovery: word-vector file missing; semantic ranking is off (lexical only) until it is built: ${WORD_VECTORS_BUILD_COMMAND}`,
+          `discovery: word-vector file missing or unreadable; semantic ranking is off (lexical only) until it is built: ${WORD_VECTORS_BUILD_COMMAND}`,
         );
       const local = wv ? await SifEmbedder.inSlices(wv, tick) : undefined;
       const embedder: Embedder | undefined = this.remote ? new CombinedEmbedder(local, this.remote) : local;
       const engine = new DiscoveryEngine(embedder);
       if (wv) attachWordKnowledge(engine, wv);
-      const relations = this.config.semantic ? await wordRelationsInSlices() : null;
+      const relations = this.config.semantic ? await orNone('word-relations', wordRelationsInSlices) : null;
       if (this.config.semantic && !relations)
         this.log?.warn(
-          `discovery: word-relations file missing; ranking without WordNet relations until it is built: ${WORD_RELATIONS_BUILD_COMMAND}`,
+          `discovery: word-relations file missing or unreadable; ranking without WordNet relations until it is built: ${WORD_RELATIONS_BUILD_COMMAND}`,
         );
       if (relations) engine.wordRelations = relations;
       this.built = engine;
