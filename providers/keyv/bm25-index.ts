@@ -148,14 +148,14 @@ export class Bm25Index {
   private lenOf: Int32Array = new Int32Array(16);
   private updatedOf: Float64Array = new Float64Array(16);
   /**
-   * Per doc, the key's first three UTF-16 units as one number (keyHead()): ties are ranked by key, and
+   * Per doc, the key's first three UTF-16 units packed in one number (keyHead()): ties are ranked by key, and
    * a query whose terms are in every record ties them all (issue 26's broad query), so the search
    * compares a key with the heap's worst for every record. Reading each key string there meant a cache
    * miss per record wherever the strings lie scattered among the records they came from (4x the CPU of
    * the same search over keys allocated side by side); these numbers lie in one array, and only keys
    * that share their first three units with the heap's worst are read.
    */
-  private headOf: Float64Array = new Float64Array(16);
+  private headOf: Uint32Array = new Uint32Array(16);
   private metaOf: (Record<string, unknown> | undefined)[] = [];
   private readonly interned = new Map<string, Record<string, unknown>>();
   private live = 0;
@@ -237,7 +237,7 @@ export class Bm25Index {
     if (id === this.lenOf.length) {
       this.lenOf = grow(this.lenOf, id * 2) as Int32Array;
       this.updatedOf = grow(this.updatedOf, id * 2) as Float64Array;
-      this.headOf = grow(this.headOf, id * 2) as Float64Array;
+      this.headOf = grow(this.headOf, id * 2) as Uint32Array;
     }
     this.keyOf.push(key);
     this.metaOf.push(this.intern(info.metadata));
@@ -331,7 +331,7 @@ export class Bm25Index {
     const metaOf: (Record<string, unknown> | undefined)[] = [];
     const lenOf = new Int32Array(Math.max(16, this.live * 2));
     const updatedOf = new Float64Array(lenOf.length);
-    const headOf = new Float64Array(lenOf.length);
+    const headOf = new Uint32Array(lenOf.length);
     for (let d = 0; d < this.keyOf.length; d++) {
       const key = this.keyOf[d];
       if (key === undefined) continue;
@@ -405,7 +405,7 @@ export class Bm25Index {
     idx.metaOf = parts.metaOf;
     idx.lenOf = parts.lenOf;
     idx.updatedOf = parts.updatedOf;
-    idx.headOf = new Float64Array(parts.keyOf.length);
+    idx.headOf = new Uint32Array(parts.keyOf.length);
     for (let d = 0; d < parts.keyOf.length; d++) idx.headOf[d] = keyHead(parts.keyOf[d] as string);
     idx.terms = parts.terms;
     idx.totalLen = parts.totalLen;
@@ -624,8 +624,14 @@ function one(id: number, f: number, len: number): Postings {
   return p;
 }
 
-function grow(a: Int32Array | Float64Array, cap: number): Int32Array | Float64Array {
-  const out = a instanceof Int32Array ? new Int32Array(cap) : new Float64Array(cap);
+function grow<A extends Int32Array | Uint32Array | Float64Array>(a: A, cap: number): A {
+  const out = (
+    a instanceof Int32Array
+      ? new Int32Array(cap)
+      : a instanceof Uint32Array
+        ? new Uint32Array(cap)
+        : new Float64Array(cap)
+  ) as A;
   out.set(a);
   return out;
 }
@@ -657,18 +663,26 @@ function contribution(w: number, tf: number, nrm: number): number {
 }
 
 /**
- * A key's first three UTF-16 code units as one exact number (48 bits), a missing unit counting as 0:
- * when two heads differ, the keys compare the same way (a shorter key that is a prefix of a longer one
- * is smaller, as 0 is below any unit but U+0000, which gives equal heads and a full comparison).
+ * A key's first three UTF-16 code units in 10 bits each (30 bits), such that when two heads differ the
+ * keys compare the same way: a missing unit counts as 0 (a key that is a prefix of a longer one is
+ * smaller; a real U+0000 gives equal heads and a full comparison), and a unit of 1023 or more counts as
+ * 1023 with every unit after it as 0 (two such keys get equal heads there, so their order is left to the
+ * full comparison). Keys in ASCII, Latin, Greek or Cyrillic letters keep all three units.
  */
 function keyHead(key: string): number {
-  const n = key.length;
-  return (
-    (n > 0 ? key.charCodeAt(0) : 0) * 2 ** 32 +
-    (n > 1 ? key.charCodeAt(1) : 0) * 2 ** 16 +
-    (n > 2 ? key.charCodeAt(2) : 0)
-  );
+  let head = 0;
+  let open = true;
+  for (let i = 0; i < 3; i++) {
+    let u = open && i < key.length ? key.charCodeAt(i) : 0;
+    if (u >= HEAD_UNIT_MAX) {
+      u = HEAD_UNIT_MAX;
+      open = false;
+    }
+    head = head * 1024 + u;
+  }
+  return head;
 }
+const HEAD_UNIT_MAX = 1023;
 
 /** Past every doc id (ids are below 2^31). */
 const NO_DOC = 0x7fffffff;

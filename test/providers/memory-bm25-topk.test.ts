@@ -166,9 +166,27 @@ t.test(
   async (t) => {
     // Keys sharing their first units (and some holding U+0000, surrogates or fewer than three units), all
     // with the same content: every record ties, so only the keys decide the top k.
-    const unit = fc.constantFrom('a', 'b', 'ab', '\u0000', '\ud83d\ude00', 'é', 'Z', '1', '10');
+    const unit = fc.constantFrom(
+      'a',
+      'b',
+      'ab',
+      '\u0000',
+      '\ud83d\ude00',
+      'é',
+      'Z',
+      '1',
+      '10',
+      'あ',
+      'い',
+      '\u03fe',
+      '\u03ff',
+      '\u0400',
+    );
     const key = fc
-      .tuple(fc.constantFrom('', 'a', 'ab', 'abc', 'abd', '\u0000'), fc.array(unit, { maxLength: 4 }))
+      .tuple(
+        fc.constantFrom('', 'a', 'ab', 'abc', 'abd', '\u0000', 'あい', '\u03ffa'),
+        fc.array(unit, { maxLength: 4 }),
+      )
       .map(([p, us]) => p + us.join(''))
       .filter((k) => k.length > 0);
     fc.assert(
@@ -184,6 +202,21 @@ t.test(
         );
       }),
       { numRuns: 300, seed: 42 },
+    );
+    // Keys that all start above the head's 10-bit range: their order is decided past what the head holds.
+    const high = fc
+      .tuple(
+        fc.constantFrom('あ', 'い', '\u0400', '\u03ff'),
+        fc.array(fc.constantFrom('a', 'b', '\u0000', 'あ', 'z'), { maxLength: 3 }),
+      )
+      .map(([h, us]) => h + us.join(''));
+    fc.assert(
+      fc.property(fc.uniqueArray(high, { minLength: 2, maxLength: 40 }), fc.integer({ min: 1, max: 12 }), (keys, k) => {
+        const idx = new Bm25Index(normaliseTerm);
+        for (const key of keys) idx.add(key, 'common ground');
+        return same(t, idx.search('common ground', k), idx.exhaustive('common ground', k));
+      }),
+      { numRuns: 300, seed: 43 },
     );
     t.pass('300 generated key sets ranked alike');
   },
