@@ -17,6 +17,13 @@ export interface Collection<T> {
    */
   setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean>;
   /**
+   * Several entries in one backend call, written all or none where the backend
+   * can (SQLite: one transaction; Redis: one MULTI). Optional: callers fall back
+   * to set() per entry. For writers that batch (observability's write-behind),
+   * where an autocommit per entry is most of the cost.
+   */
+  setMany?(entries: Array<{ key: string; value: T }>): Promise<void>;
+  /**
    * Add one to the integer at `key` (an absent or expired key counts as 0) and
    * return the new value, atomically on every backend: concurrent calls from any
    * number of processes on one Redis or SQLite file each get a different value,

@@ -85,6 +85,17 @@ class KeyvCollection<T> implements Collection<T> {
     }
   }
 
+  async setMany(entries: Array<{ key: string; value: T }>): Promise<void> {
+    if (entries.length === 0) return;
+    try {
+      // keyv serialises each entry and hands the adapter one call (SqliteKeyvAdapter.setMany: one transaction).
+      const ok = (await this.kv.setMany(entries)) as unknown;
+      if (Array.isArray(ok) && ok.includes(false)) throw new Error('write was not acknowledged');
+    } catch (err) {
+      this.fail('set', err);
+    }
+  }
+
   async setIfAbsent(key: string, value: T, ttlMs?: number): Promise<boolean> {
     try {
       // keyv's own envelope and key prefix, so get() reads the entry like any other.

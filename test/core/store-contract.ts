@@ -49,6 +49,29 @@ export async function contract(t: Test, store: Store) {
   await prefixIsolation(t, store);
   await setIfAbsent(t, store);
   await increment(t, store);
+  await setMany(t, store);
+}
+
+/** setMany, where a backend offers it: every entry written in one call, readable one by one, beside the others. */
+export async function setMany(t: Test, store: Store) {
+  const c = store.collection<{ n: number }>('batched');
+  if (!c.setMany) {
+    t.equal(store.backend, 'memory', 'only the in-process store leaves setMany out (callers fall back to set)');
+    return;
+  }
+  await c.clear();
+  await c.set('kept', { n: 0 });
+  await c.setMany([]);
+  await c.setMany(Array.from({ length: 50 }, (_, i) => ({ key: `k${i}`, value: { n: i } })));
+  t.same(
+    await c.getMany(['k0', 'k49', 'kept']),
+    [{ n: 0 }, { n: 49 }, { n: 0 }],
+    'a batch lands beside what was there',
+  );
+  t.equal((await collect(c.entries())).length, 51, 'every entry of the batch is listed');
+  await c.setMany([{ key: 'k1', value: { n: 101 } }]);
+  t.same(await c.get('k1'), { n: 101 }, 'a batch overwrites like set');
+  await c.clear();
 }
 
 /** set-if-absent: one winner among concurrent claims, readable by get(), free again once expired or deleted. */

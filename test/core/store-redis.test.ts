@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { openStore } from '../../core/store.ts';
 import {
   increment,
+  setMany,
   incrementAcross,
   incrementAcrossProcesses,
   prefixIsolation,
@@ -52,6 +53,7 @@ t.test('REDIS_URL selects the Redis store; the collection contract holds there',
   await prefixIsolation(t, app.sb.store);
   await setIfAbsent(t, app.sb.store);
   await increment(t, app.sb.store);
+  await setMany(t, app.sb.store);
 });
 
 t.test('Redis increment: atomic across two clients and two processes, and keyv reads it', async (t) => {
