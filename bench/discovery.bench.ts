@@ -28,7 +28,7 @@ const QUERY_ROUNDS = 3;
 const fixture = (f: string) =>
   JSON.parse(readFileSync(new URL(`../test/fixtures/discovery/${f}`, import.meta.url), 'utf8'));
 
-function generate(): { servers: ServerRecord[]; agents: AgentRecord[]; skills: SkillRecord[] } {
+export function generate(): { servers: ServerRecord[]; agents: AgentRecord[]; skills: SkillRecord[] } {
   const ent = fixture('entities.json') as {
     servers: ServerRecord[];
     agents: AgentRecord[];
@@ -74,7 +74,7 @@ function generate(): { servers: ServerRecord[]; agents: AgentRecord[]; skills: S
 }
 
 /** The slice of a catalog the discovery lifecycle reads, over in-memory records (no store: the build is measured). */
-function benchCatalog(servers: ServerRecord[], agents: AgentRecord[], skills: SkillRecord[]): Catalog {
+export function benchCatalog(servers: ServerRecord[], agents: AgentRecord[], skills: SkillRecord[]): Catalog {
   const collection = <T extends { path: string }>(xs: T[]) => {
     const byPath = new Map(xs.map((x) => [x.path, x]));
     return {

@@ -1,5 +1,5 @@
 import { FIELDS, type Field } from './documents.ts';
-import { STOPWORDS, stem, words } from './tokens.ts';
+import { termOf, words } from './tokens.ts';
 
 /**
  * Field-weighted BM25 (BM25F with one length normalisation over the weighted
@@ -58,7 +58,7 @@ export class FieldBm25 {
   }
 
   /** add() for fields already split into words (the engine splits each field once for every index it feeds). */
-  addWords(slot: number, fields: Partial<Record<Field, string[]>>): void {
+  addWords(slot: number, fields: Partial<Record<Field, readonly string[]>>): void {
     const tf = new Map<string, number>();
     let length = 0;
     for (const f of FIELDS) {
@@ -66,8 +66,8 @@ export class FieldBm25 {
       if (!ws) continue;
       const w = FIELD_WEIGHTS[f];
       for (const word of ws) {
-        if (STOPWORDS.has(word)) continue;
-        const t = stem(word);
+        const t = termOf(word);
+        if (t === '') continue;
         tf.set(t, (tf.get(t) ?? 0) + w);
         length += w;
       }

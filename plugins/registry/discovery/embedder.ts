@@ -87,8 +87,16 @@ export class SifEmbedder implements Embedder {
     }
   }
 
+  /** row() per word, -1 for none: a build asks for the same few thousand words hundreds of thousands of times. */
+  private readonly rowCache = new Map<string, number>();
+
   private row(w: string): number | undefined {
-    return this.wv.rows.get(w) ?? this.byStem.get(stem(w));
+    let r = this.rowCache.get(w);
+    if (r === undefined) {
+      r = this.wv.rows.get(w) ?? this.byStem.get(stem(w)) ?? -1;
+      if (this.rowCache.size < 200_000) this.rowCache.set(w, r);
+    }
+    return r < 0 ? undefined : r;
   }
 
   embed(text: string): Float32Array | undefined {

@@ -2,7 +2,7 @@ import { FieldBm25, type QueryTerm } from './bm25.ts';
 import { type Doc, type EntityKind, type Field, FIELDS, gistOf, sameText } from './documents.ts';
 import type { Embedder } from './embedder.ts';
 import { alignScore, FUSION, fuse, semanticScore } from './fusion.ts';
-import { EXPANSIONS, rawWords, STOPWORDS, stem, words } from './tokens.ts';
+import { EXPANSIONS, fieldWords, rawWords, STOPWORDS, stem, words } from './tokens.ts';
 import { NameVocabulary } from './typo.ts';
 import { context, type Entry, insert, KIND_WORDS, RERANK_FLOOR, RERANK_PER_KIND, round } from './ranking.ts';
 
@@ -30,7 +30,14 @@ const NAME_FIELDS: readonly Field[] = ['name', 'tool_names', 'tags'];
 const RELATED_FROM: readonly Field[] = ['description', 'tags'];
 /** Words of names and descriptions: where neighbours by meaning are looked for. */
 const TEXT_FIELDS: readonly Field[] = ['name', 'description', 'tool_descriptions', 'tags'];
-const pick = (fw: Partial<Record<Field, string[]>>, fields: readonly Field[]) => fields.flatMap((f) => fw[f] ?? []);
+const pick = (fw: Partial<Record<Field, readonly string[]>>, fields: readonly Field[]) => {
+  const out: string[] = [];
+  for (const f of fields) {
+    const ws = fw[f];
+    if (ws) for (const w of ws) out.push(w);
+  }
+  return out;
+};
 /** A display name as words without separators: `GitHub`, `git-hub` and `github` are one name. */
 const titleKey = (text: string) =>
   rawWords(text)
@@ -100,8 +107,8 @@ export class DiscoveryEngine {
     this.titles[slot] = titleKey(doc.title);
     this.slotOf.set(doc.id, slot);
     // Each field is split into words once, for BM25 and both vocabularies.
-    const fw: Partial<Record<Field, string[]>> = {};
-    for (const f of FIELDS) if (doc.fields[f]) fw[f] = words(doc.fields[f]!);
+    const fw: Partial<Record<Field, readonly string[]>> = {};
+    for (const f of FIELDS) if (doc.fields[f]) fw[f] = fieldWords(doc.fields[f]!);
     // Document-side expansion: the description's and tags' related words join the low-weight metadata field, so a
     // query in other words (`hire` for `hiring`, `download` for `upload`) meets the doc halfway. BM25 only: the
     // vocabularies, the vectors and the match context keep the doc's own words.
@@ -137,8 +144,8 @@ export class DiscoveryEngine {
     if (slot === undefined) return;
     const doc = this.docs[slot]!;
     this.bm25.remove(slot);
-    const fw: Partial<Record<Field, string[]>> = {};
-    for (const f of FIELDS) if (doc.fields[f]) fw[f] = words(doc.fields[f]!);
+    const fw: Partial<Record<Field, readonly string[]>> = {};
+    for (const f of FIELDS) if (doc.fields[f]) fw[f] = fieldWords(doc.fields[f]!);
     this.vocab.remove(pick(fw, NAME_FIELDS));
     this.textVocab.remove(pick(fw, TEXT_FIELDS));
     this.docs[slot] = undefined;

@@ -82,6 +82,7 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
   const byWord = new Map<string, string[]>();
   engine.relatedWords = (ws) => {
     const out: string[] = [];
+    let own: Set<string> | undefined;
     for (const w of ws) {
       let got = byWord.get(w);
       if (!got) {
@@ -90,15 +91,27 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
         got = r === undefined || r < RELATED_SKIP || STOPWORDS.has(w) ? NONE : relatedOf(r);
         byWord.set(w, got);
       }
-      for (const n of got) if (!out.includes(n) && !ws.includes(n)) out.push(n);
+      if (got === NONE) continue;
+      own ??= new Set(ws);
+      for (const n of got) if (!own.has(n) && !out.includes(n)) out.push(n);
     }
     return out;
   };
+  // A word's row, or -1 for a stopword or a word without a vector: one lookup per word of every doc's gist.
+  const rowOfWord = new Map<string, number>();
   engine.rowsOf = (ws) => {
-    const out = new Set<number>();
+    const out: number[] = [];
+    // A long gist (an agent's skill descriptions) dedupes through a set; a short one through the array itself.
+    const seen = ws.length > 64 ? new Set<number>() : undefined;
     for (const w of ws) {
-      const r = rows.get(w);
-      if (r !== undefined && !STOPWORDS.has(w)) out.add(r);
+      let r = rowOfWord.get(w);
+      if (r === undefined) {
+        r = STOPWORDS.has(w) ? -1 : (rows.get(w) ?? -1);
+        if (rowOfWord.size < 200_000) rowOfWord.set(w, r);
+      }
+      if (r < 0 || (seen ? seen.has(r) : out.includes(r))) continue;
+      seen?.add(r);
+      out.push(r);
     }
     return Int32Array.from(out);
   };

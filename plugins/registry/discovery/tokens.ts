@@ -87,7 +87,40 @@ export function words(text: string): string[] {
   return out;
 }
 
+const fieldWordsCache = new Map<string, readonly string[]>();
+/** Field texts longer than this are split each time (a skill body is seldom repeated and would crowd the cache). */
+const FIELD_CACHE_TEXT = 2_000;
+const FIELD_CACHE_ENTRIES = 50_000;
+
+/**
+ * words() of a catalog field, memoised by text: a catalog repeats field texts (the same tool description on many
+ * servers, a server's tags on each of its tools), and the index build splits each field of each doc. The array is
+ * shared: callers must not change it.
+ */
+export function fieldWords(text: string): readonly string[] {
+  if (text.length > FIELD_CACHE_TEXT) return words(text);
+  let got = fieldWordsCache.get(text);
+  if (!got) {
+    got = words(text);
+    // Cleared rather than evicted one by one: a rebuild refills it with what the catalog holds now.
+    if (fieldWordsCache.size >= FIELD_CACHE_ENTRIES) fieldWordsCache.clear();
+    fieldWordsCache.set(text, got);
+  }
+  return got;
+}
+
 const stems = new Map<string, string>();
+const termOfCache = new Map<string, string>();
+
+/** A word's index term, or '' for a stopword: stem() and the stopword test in one lookup (BM25's hot loop). */
+export function termOf(word: string): string {
+  let t = termOfCache.get(word);
+  if (t === undefined) {
+    t = STOPWORDS.has(word) ? '' : stem(word);
+    if (termOfCache.size < 200_000) termOfCache.set(word, t);
+  }
+  return t;
+}
 
 /** The index form of one word (memoised: a catalog repeats the same few thousand words). */
 export function stem(word: string): string {
