@@ -162,6 +162,13 @@ export class Bm25Index {
   private totalLen = 0;
   /** Bumped by every change, so a snapshot being written in slices can tell it saw one consistent state. */
   mutations = 0;
+  /**
+   * The prefix dictionary (see prefixMatches()): terms of 4 or more units grouped by keyHead() of their first
+   * three units, built on the first prefix query and kept current by add(). Deleted terms stay in their group
+   * until the next rebuild (a query checks `terms`); `stale` counts them so churn cannot grow the groups unbounded.
+   */
+  private byHead?: Map<number, string[]>;
+  private stale = 0;
 
   constructor(private readonly normalise: (t: string) => string | null) {}
 
@@ -251,6 +258,7 @@ export class Bm25Index {
       const e = this.terms.get(t);
       if (e === undefined) {
         this.terms.set(t, canPackSingle(id, f) ? packSingle(id, f) : one(id, f, len));
+        if (this.byHead && t.length > 3) this.file(this.byHead, t);
       } else if (typeof e === 'number') {
         const d = singleDoc(e);
         if (this.keyOf[d] === undefined) {
@@ -284,14 +292,59 @@ export class Bm25Index {
       const e = this.terms.get(t);
       if (e === undefined) continue;
       if (typeof e === 'number') {
-        if (singleDoc(e) === id) this.terms.delete(t);
+        if (singleDoc(e) === id) this.dropTerm(t);
         continue;
       }
       e.df--;
       e.dead++;
-      if (e.df <= 0) this.terms.delete(t);
+      if (e.df <= 0) this.dropTerm(t);
       else if (e.dead * 2 > e.n) this.compact(t, e);
     }
+  }
+
+  /** A term leaves the map; its prefix-dictionary entry goes stale (dropped at the next rebuild). */
+  private dropTerm(t: string): void {
+    this.terms.delete(t);
+    if (this.byHead && t.length > 3) this.stale++;
+  }
+
+  private file(groups: Map<number, string[]>, t: string): void {
+    const h = keyHead(t);
+    const g = groups.get(h);
+    if (g) g.push(t);
+    else groups.set(h, [t]);
+  }
+
+  /**
+   * Terms other than `prefix` that start with it (`prefix` has 4 or more units), in code-unit order.
+   * Every such term shares the prefix's first three units, so it is in the prefix's keyHead() group:
+   * the cost is that group, not the namespace's whole vocabulary (at 100,000 records the term map holds
+   * 100,000 key terms besides the words, and scanning it was ~17 ms per one-word query). Why not one
+   * sorted array with a binary search: sorting 200,000 terms took 230-360 ms at load ~15, once per
+   * build or load, where grouping them is one pass of three charCodeAt and a Map lookup per term.
+   * Terms whose first units are past keyHead()'s 10-bit range share a group; they cost a scan of it.
+   * `scan` walks the whole term map instead: the reference the property tests compare with.
+   */
+  prefixMatches(prefix: string, scan = false): string[] {
+    const out: string[] = [];
+    if (scan) {
+      for (const t of this.terms.keys()) if (t !== prefix && t.startsWith(prefix)) out.push(t);
+    } else {
+      if (!this.byHead || this.stale > 1024 + this.terms.size / 2) {
+        const groups = new Map<number, string[]>();
+        for (const t of this.terms.keys()) if (t.length > 3) this.file(groups, t);
+        this.byHead = groups;
+        this.stale = 0;
+      }
+      const group = this.byHead.get(keyHead(prefix));
+      if (group) {
+        for (const t of group) if (t !== prefix && t.startsWith(prefix) && this.terms.has(t)) out.push(t);
+        // A term deleted and added again is in its group twice.
+        if (this.stale) dedupe(out);
+      }
+    }
+    // One order whatever the map's insertion history, so scores are summed alike on every path.
+    return out.sort();
   }
 
   /** Drops dead entries of one term, recomputing its exact bounds; one live entry left becomes a packed singleton. */
@@ -309,7 +362,7 @@ export class Bm25Index {
       if (this.lenOf[d] < minLen) minLen = this.lenOf[d];
     }
     if (w === 0) {
-      this.terms.delete(t);
+      this.dropTerm(t);
       return;
     }
     if (w === 1 && canPackSingle(p.docs[0], p.tfs[0])) {
@@ -352,7 +405,7 @@ export class Bm25Index {
     for (const [t, e] of this.terms) {
       if (typeof e === 'number') {
         const nd = remap[singleDoc(e)];
-        if (nd < 0) this.terms.delete(t);
+        if (nd < 0) this.dropTerm(t);
         else this.terms.set(t, packSingle(nd, singleTf(e)));
         continue;
       }
@@ -445,12 +498,12 @@ export class Bm25Index {
   }
 
   /** The query's terms with weights: duplicates add up; a one-word query of more than 3 letters also matches words it starts. */
-  private queryTerms(query: string): Map<string, number> {
+  private queryTerms(query: string, scan: boolean): Map<string, number> {
     const toks = tokenise(query, this.normalise);
     const w = new Map<string, number>();
     for (const t of toks) w.set(t, (w.get(t) ?? 0) + 1);
     if (toks.length === 1 && toks[0].length > 3) {
-      for (const t of this.terms.keys()) if (t !== toks[0] && t.startsWith(toks[0])) w.set(t, PREFIX_WEIGHT);
+      for (const t of this.prefixMatches(toks[0], scan)) w.set(t, PREFIX_WEIGHT);
     }
     return w;
   }
@@ -462,13 +515,13 @@ export class Bm25Index {
    * per-query factors taken out of the loop. Both search paths compute it with exactly these
    * operations in this order, so they give identical floats.
    */
-  private prepare(query: string): { qts: QueryTerm[]; na: number; nb: number } {
+  private prepare(query: string, scan = false): { qts: QueryTerm[]; na: number; nb: number } {
     const avg = this.live ? this.totalLen / this.live : 1;
     const na = K1 * (1 - B);
     const nb = (K1 * B) / avg;
     const qts: QueryTerm[] = [];
     let order = 0;
-    for (const [t, weight] of this.queryTerms(query)) {
+    for (const [t, weight] of this.queryTerms(query, scan)) {
       const e = this.terms.get(t);
       if (e === undefined) continue;
       let docs: Int32Array;
@@ -497,9 +550,12 @@ export class Bm25Index {
     return { qts, na, nb };
   }
 
-  /** Every match scored and sorted: the definition the pruned search must agree with (tests and fallbacks only). */
+  /**
+   * Every match scored and sorted, prefix expansions found by scanning every term: the definition the
+   * pruned search must agree with (tests and fallbacks only).
+   */
   exhaustive(query: string, topK: number, accept: (key: string) => boolean = () => true): ScoredDoc[] {
-    const { qts, na, nb } = this.prepare(query);
+    const { qts, na, nb } = this.prepare(query, true);
     const parts = new Map<number, number[]>();
     for (const q of qts) {
       for (let i = 0; i < q.n; i++) {
@@ -686,6 +742,18 @@ const HEAD_UNIT_MAX = 1023;
 
 /** Past every doc id (ids are below 2^31). */
 const NO_DOC = 0x7fffffff;
+
+/** Removes repeats from a sorted-or-not list in place (small lists: the matches of one prefix). */
+function dedupe(a: string[]): void {
+  const seen = new Set<string>();
+  let w = 0;
+  for (const x of a) {
+    if (seen.has(x)) continue;
+    seen.add(x);
+    a[w++] = x;
+  }
+  a.length = w;
+}
 
 function sum(parts: number[]): number {
   let s = 0;

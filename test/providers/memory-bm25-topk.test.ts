@@ -221,3 +221,101 @@ t.test(
     t.pass('300 generated key sets ranked alike');
   },
 );
+
+t.test(
+  'one-word prefix queries: the prefix dictionary finds what a scan of every term finds, through churn',
+  async (t) => {
+    // Words in prefix families (and keys that are words of them: key terms are prefix candidates too), some
+    // past the key head's 10-bit range, where many terms share one group.
+    const PFX = [
+      'alpha',
+      'alphabet',
+      'alphanumeric',
+      'alpine',
+      'alp',
+      'agent',
+      'agenda',
+      'agents',
+      'agentic',
+      'ageless',
+      'あいうえ',
+      'あいうえお',
+      'あいか',
+      '\u0400abcd',
+      '\u0400abce',
+      'common',
+    ];
+    const pword = fc.constantFrom(...PFX);
+    const pkey = fc.oneof(
+      fc.integer({ min: 0, max: 15 }).map((i) => `alpha${i}`),
+      fc.integer({ min: 0, max: 15 }).map((i) => `agent${i}`),
+      fc.constantFrom('alphabet', 'agenda', 'あいうえお', 'k1'),
+    );
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant('put' as const),
+        key: pkey,
+        content: fc.array(pword, { minLength: 1, maxLength: 8 }).map((ws) => ws.join(' ')),
+      }),
+      fc.record({ kind: fc.constant('del' as const), key: pkey }),
+      fc.record({
+        kind: fc.constant('query' as const),
+        q: fc.constantFrom(
+          'alph',
+          'alpha',
+          'alpha1',
+          'agen',
+          'agent',
+          'agent1',
+          'ageless',
+          'あいう',
+          'あいうえ',
+          '\u0400abc',
+        ),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 120 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (steps, k) => {
+          const idx = new Bm25Index(normaliseTerm);
+          const contents = new Map<string, string>();
+          for (const s of steps) {
+            if (s.kind === 'put') {
+              idx.add(s.key, s.content, {}, contents.get(s.key));
+              contents.set(s.key, s.content);
+            } else if (s.kind === 'del') {
+              const prev = contents.get(s.key);
+              if (prev !== undefined) idx.remove(s.key, prev);
+              contents.delete(s.key);
+            } else {
+              const p = normaliseTerm(s.q) as string;
+              if (idx.prefixMatches(p).join('\n') !== idx.prefixMatches(p, true).join('\n')) return false;
+              if (!same(t, idx.search(s.q, k), idx.exhaustive(s.q, k))) return false;
+            }
+          }
+          const { encodeIndex, decodeIndex } = await import('../../providers/keyv/index-snapshot.ts');
+          const bytes = await encodeIndex(idx);
+          if (!bytes) return false;
+          const back = await decodeIndex(bytes, normaliseTerm);
+          return ['alph', 'agent', 'あいうえ'].every((q) => same(t, back.search(q, k), idx.exhaustive(q, k)));
+        },
+      ),
+      { numRuns: 300, seed: 26 },
+    );
+    // Churn past the stale bound rebuilds the groups; deleted terms are not matched and re-added ones once.
+    const idx = new Bm25Index(normaliseTerm);
+    idx.add('seed', 'alphabet');
+    t.same(idx.prefixMatches('alph'), ['alphabet']);
+    for (let i = 0; i < 3000; i++) {
+      idx.add(`alpha${i}`, 'common');
+      idx.remove(`alpha${i}`, 'common');
+    }
+    idx.add('alpha7', 'alphanumeric');
+    idx.add('x', 'alpha7');
+    t.same(idx.prefixMatches('alph'), ['alpha7', 'alphabet', 'alphanumeric']);
+    t.same(idx.prefixMatches('alph'), idx.prefixMatches('alph', true));
+    t.same(idx.search('alph', 5), idx.exhaustive('alph', 5));
+  },
+);
