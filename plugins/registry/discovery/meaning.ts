@@ -1,4 +1,5 @@
 import type { DiscoveryEngine } from './engine.ts';
+import { type PoolScan, poolScan } from './pool-scan.ts';
 import { STOPWORDS } from './tokens.ts';
 import type { WordVectors } from './word-vectors.ts';
 
@@ -38,39 +39,58 @@ export function attachWordKnowledge(engine: DiscoveryEngine, wv: WordVectors): v
   const related = new Map<number, string[]>();
   let byRow: string[] | undefined;
   let eligible: Uint8Array | undefined;
+  /** The eligible pool rows in row order, and a SIMD scanner over their vectors (pool-scan.ts), when available. */
+  let poolRows: Int32Array | undefined;
+  let scanner: PoolScan | undefined;
   const relatedOf = (r: number): string[] => {
     let got = related.get(r);
     if (got) return got;
-    if (!byRow || !eligible) {
+    const end = Math.min(RELATED_POOL, rows.size);
+    if (!byRow || !eligible || !poolRows) {
       byRow = [];
       for (const [w, row] of rows) if (row < RELATED_POOL) byRow[row] = w;
       eligible = new Uint8Array(RELATED_POOL);
+      const kept: number[] = [];
       for (let o = RELATED_SKIP; o < RELATED_POOL; o++) {
         const w = byRow[o];
         eligible[o] = w !== undefined && /^[a-z]{3,}$/.test(w) && !STOPWORDS.has(w) ? 1 : 0;
+        if (eligible[o] && o < end) kept.push(o);
       }
+      poolRows = Int32Array.from(kept);
+      const pool = new Float32Array(kept.length * dims);
+      kept.forEach((o, i) => {
+        pool.set(data.subarray(o * dims, (o + 1) * dims), i * dims);
+      });
+      scanner = poolScan(pool, kept.length, dims);
     }
     const best: { row: number; cos: number }[] = [];
     const q = data.subarray(r * dims, (r + 1) * dims);
-    const end = Math.min(RELATED_POOL, rows.size);
-    const four = dims - (dims % 4);
-    // Unrolled by four, as the engine's scan: this loop is the whole cost of the expansion.
-    for (let o = RELATED_SKIP; o < end; o++) {
-      if (o === r || !eligible[o]) continue;
-      const ob = o * dims;
-      let a0 = 0;
-      let a1 = 0;
-      let a2 = 0;
-      let a3 = 0;
-      for (let k = 0; k < four; k += 4) {
-        a0 += q[k]! * data[ob + k]!;
-        a1 += q[k + 1]! * data[ob + k + 1]!;
-        a2 += q[k + 2]! * data[ob + k + 2]!;
-        a3 += q[k + 3]! * data[ob + k + 3]!;
+    if (scanner) {
+      const dots = scanner.dots(q);
+      for (let i = 0; i < poolRows.length; i++) {
+        const o = poolRows[i]!;
+        if (o !== r && dots[i]! >= RELATED_MIN_COS) best.push({ row: o, cos: dots[i]! });
       }
-      for (let k = four; k < dims; k++) a0 += q[k]! * data[ob + k]!;
-      const dot = a0 + a1 + a2 + a3;
-      if (dot >= RELATED_MIN_COS) best.push({ row: o, cos: dot });
+    } else {
+      const four = dims - (dims % 4);
+      // Unrolled by four, as the engine's scan (and summed in the order pool-scan.ts keeps).
+      for (let o = RELATED_SKIP; o < end; o++) {
+        if (o === r || !eligible[o]) continue;
+        const ob = o * dims;
+        let a0 = 0;
+        let a1 = 0;
+        let a2 = 0;
+        let a3 = 0;
+        for (let k = 0; k < four; k += 4) {
+          a0 += q[k]! * data[ob + k]!;
+          a1 += q[k + 1]! * data[ob + k + 1]!;
+          a2 += q[k + 2]! * data[ob + k + 2]!;
+          a3 += q[k + 3]! * data[ob + k + 3]!;
+        }
+        for (let k = four; k < dims; k++) a0 += q[k]! * data[ob + k]!;
+        const dot = a0 + a1 + a2 + a3;
+        if (dot >= RELATED_MIN_COS) best.push({ row: o, cos: dot });
+      }
     }
     best.sort((a, b) => b.cos - a.cos);
     got = best.slice(0, RELATED).map((b) => byRow![b.row]!);
