@@ -62,7 +62,12 @@ export async function openPubSub(url: string, onError: (err: Error) => void = ()
       };
     },
     async close() {
-      for (const c of [pub, sub]) if (c.isOpen) c.destroy();
+      // unref first: a socket still connecting when destroy() runs is not destroyed with its client
+      // (node-redis assigns it after), and it must not keep a process that is shutting down alive.
+      for (const c of [pub, sub]) {
+        c.unref();
+        if (c.isOpen) c.destroy();
+      }
     },
   };
 }

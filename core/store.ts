@@ -291,6 +291,8 @@ async function openRedisStore(url: string): Promise<Store> {
       new Promise((_, rej) => (timer = setTimeout(() => rej(new Error('no answer within 5 s')), 5000))),
     ]).finally(() => clearTimeout(timer));
   } catch (err) {
+    // unref: the connect still in progress may open a socket after destroy() (see close below).
+    client.unref();
     if (client.isOpen) client.destroy();
     throw unavailable(
       'SB_ERR_STORE_UNAVAILABLE',
@@ -340,18 +342,16 @@ async function openRedisStore(url: string): Promise<Store> {
       }
     },
     async () => {
-      // A graceful close waits for a reply that an unreachable Redis never sends.
       if (!client.isOpen) return;
-      if (!client.isReady) {
-        client.destroy();
-        return;
-      }
-      try {
-        // A frozen Redis never answers the QUIT either: give up and drop the socket.
-        await withinDeadline(client.close(), DEFAULT_COMMAND_TIMEOUT_MS, () => new Error('no answer to QUIT'));
-      } catch {
-        client.destroy();
-      }
+      // A socket node-redis is still connecting when destroy() runs (a reconnect in progress) is not
+      // destroyed with the client and would keep the process alive: unref'd, it cannot.
+      client.unref();
+      // Commands already sent get their replies first (a PING is answered after them), within the
+      // command deadline. Not client.close(): once it has started, a destroy() throws "The client
+      // is closed" and leaves the socket open until a frozen Redis answers, so a shutdown hung.
+      if (client.isReady)
+        await withinDeadline(client.ping(), DEFAULT_COMMAND_TIMEOUT_MS, () => new Error('')).catch(() => {});
+      if (client.isOpen) client.destroy();
     },
   );
 }
