@@ -121,7 +121,7 @@ async function snapshotWritten(dataDir: string, ns: string): Promise<SnapshotMan
   try {
     for (let i = 0; i < 1200; i++) {
       const m = await store.collection<SnapshotManifest>('memory:keyv:index-snapshot').get(ns);
-      const v = (await store.collection<string>('memory:keyv:ns-version').get(ns)) ?? '';
+      const v = String((await store.collection<number>('memory:keyv:ns-counter').get(ns)) ?? 0);
       if (m && m.version === v) return m;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { badRequest, unavailable } from '../../core/errors.ts';
 import type { LlmProvider } from '../../core/primitives/llm.ts';
 import type { ListPage, MemoryRecord, SearchHit, SearchRequest, StoreRequest } from '../../core/primitives/memory.ts';
@@ -31,16 +30,28 @@ interface Build {
  * namespace kept in memory (keys, lengths and postings: no content, see
  * search-index.ts), persisted as a snapshot on durable stores.
  *
- * Replicas sharing one Redis: every write bumps the namespace's version key
- * (a fresh UUID); a read first fetches that key (one round trip) and rebuilds
- * its index when the version is not the one its index reflects. A write
- * applies itself to the local index only when the index was current just
- * before the write; otherwise it drops the index, so a replica's own write can
- * never make an index that missed another replica's write look current. The
- * store has no compare-and-set, so one narrow race remains: two replicas
- * writing the same namespace within one store round trip of each other can
- * leave the last writer's index without the other's record until the next
- * write from elsewhere or a restart.
+ * Replicas sharing one Redis: every write stores its record, then increments
+ * the namespace's counter under `<prefix>:ns-counter` (Collection.increment,
+ * atomic on every backend), and an index's `version` is the counter value (as
+ * a string) it reflects: it holds every write whose increment is <= version.
+ * A read first fetches the counter (one round trip) and rebuilds when it is
+ * not the index's version. A write applies itself to the local index only
+ * when its increment returned exactly version + 1 (no other write counted in
+ * between) and the index is the same one that was there when the write began
+ * (not one a build swapped in meanwhile, whose scan may already hold the new
+ * record); otherwise the index is dropped unless its version is already >= the
+ * write's (built after it), and the next read rebuilds. With a random id per
+ * write, as before (issue 25/26), the later of two replicas writing within one
+ * round trip took its own id for current and never saw the other's record.
+ * What remains: a write whose increment fails (store down: the caller gets a
+ * 503) stored its record without counting it, so other replicas see it after
+ * the next write; and an index can briefly hold a record another replica
+ * stored but has not counted yet, until that count lands (a newer version, so
+ * every replica rebuilds). The counter replaced the UUID key `<prefix>:ns-version`,
+ * which is no longer read; snapshots written at a UUID version never match a
+ * counter value, so each such namespace is rebuilt once and its snapshot rewritten.
+ * Writes to one key are run one after another within a process, so the
+ * content a write reads as "previous" is what the index holds for the key.
  *
  * Building: an index is loaded from the namespace's snapshot when the snapshot's
  * version is the current one, else built from every record. Either way the work
@@ -52,7 +63,7 @@ interface Build {
 export class RecordStore {
   private readonly indexes = new Map<string, NamespaceIndex>();
   private readonly building = new Map<string, Build>();
-  private readonly versions: Collection<string>;
+  private readonly versions: Collection<number>;
   private readonly namespaceList: Collection<{ created_at: string }>;
   private readonly vectors = new Map<string, Map<string, number[]>>();
   /** Undefined on the in-process store, where nothing outlives the process. */
@@ -67,7 +78,8 @@ export class RecordStore {
     private readonly prefix: string,
     private readonly embedder?: () => LlmProvider | undefined,
   ) {
-    this.versions = store.collection(`${prefix}:ns-version`);
+    // Not the old `ns-version` key (a random id per write): a counter cannot be added to those.
+    this.versions = store.collection<number>(`${prefix}:ns-counter`);
     this.namespaceList = store.collection(`${prefix}:namespaces`);
     if (store.backend !== 'memory') this.snapshots = new SnapshotStore(store, prefix);
   }
@@ -85,16 +97,67 @@ export class RecordStore {
     return this.store.collection<number[]>(`${this.prefix}:vec:${enc(ns)}`);
   }
 
-  private async bump(ns: string, index?: NamespaceIndex): Promise<void> {
-    const v = randomUUID();
-    await this.versions.set(ns, v);
-    if (index) {
-      index.version = v;
-      this.scheduleSnapshot(ns, SNAPSHOT_DEBOUNCE_MS);
-    }
+  /** This process's writes in flight per namespace and key (see serial()). */
+  private readonly keyQueues = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs writes to one key of one namespace one after another: two concurrent
+   * writes to a key would both read the same previous content, and the second
+   * would release postings the index no longer holds.
+   */
+  private serial<T>(ns: string, key: string, fn: () => Promise<T>): Promise<T> {
+    const id = `${enc(ns)}\u0000${key}`;
+    const run = (this.keyQueues.get(id) ?? Promise.resolve()).then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.keyQueues.set(id, tail);
+    void tail.then(() => {
+      if (this.keyQueues.get(id) === tail) this.keyQueues.delete(id);
+    });
+    return run;
   }
 
-  async put(ns: string, req: StoreRequest): Promise<MemoryRecord> {
+  /** The version a namespace's index must carry to be current: the counter, as a string ('0' before any write). */
+  private async currentVersion(ns: string): Promise<string> {
+    return String((await this.versions.get(ns)) ?? 0);
+  }
+
+  /**
+   * Counts a write (already stored) in the namespace's counter, then keeps the
+   * local index current by applying the write to it, or drops it (see the class
+   * comment). `before` is the index that was cached when the write began;
+   * `apply` returns false when it cannot bring the index up to date.
+   */
+  private async bump(ns: string, before: NamespaceIndex | undefined, apply: (index: NamespaceIndex) => boolean) {
+    let n: number;
+    try {
+      n = await this.versions.increment(ns);
+    } catch (err) {
+      this.drop(ns); // the record is stored but not counted: do not trust the index either
+      throw err;
+    }
+    const index = this.indexes.get(ns);
+    if (!index) return;
+    const v = Number(index.version); // NaN for anything but a counter value: dropped
+    if (index === before && v + 1 === n && apply(index)) {
+      index.version = String(n);
+      this.scheduleSnapshot(ns, SNAPSHOT_DEBOUNCE_MS);
+    } else if (!(v >= n)) this.drop(ns);
+  }
+
+  private drop(ns: string): void {
+    this.indexes.delete(ns);
+    this.vectors.delete(ns);
+  }
+
+  put(ns: string, req: StoreRequest): Promise<MemoryRecord> {
+    return this.serial(ns, req.key, () => this.putNow(ns, req));
+  }
+
+  private async putNow(ns: string, req: StoreRequest): Promise<MemoryRecord> {
+    const before = this.indexes.get(ns);
     const now = new Date().toISOString();
     const col = this.col(ns);
     const existing = await col.get(req.key);
@@ -115,10 +178,11 @@ export class RecordStore {
       await this.vecCol(ns).set(req.key, vec);
       this.vectors.get(ns)?.set(req.key, vec);
     }
-    const index = await this.currentIndex(ns);
-    // The store's previous content is what the index holds for the key (the index was current).
-    index?.put(record, existing?.content);
-    await this.bump(ns, index);
+    // The store's previous content is what the index holds for the key (when the index is current).
+    await this.bump(ns, before, (index) => {
+      index.put(record, existing?.content);
+      return true;
+    });
     return record;
   }
 
@@ -145,7 +209,12 @@ export class RecordStore {
     return { records: await this.render(ns, keys, (r) => r), total: index.size };
   }
 
-  async delete(ns: string, key: string): Promise<boolean> {
+  delete(ns: string, key: string): Promise<boolean> {
+    return this.serial(ns, key, () => this.deleteNow(ns, key));
+  }
+
+  private async deleteNow(ns: string, key: string): Promise<boolean> {
+    const before = this.indexes.get(ns);
     const col = this.col(ns);
     // Read first: its content names the postings the index must release.
     const old = await col.get(key);
@@ -153,12 +222,11 @@ export class RecordStore {
     if (gone) {
       await this.vecCol(ns).delete(key);
       this.vectors.get(ns)?.delete(key);
-      const index = await this.currentIndex(ns);
-      if (index) {
-        if (old) index.remove(key, old.content);
-        else this.indexes.delete(ns); // deleted by someone else between our read and delete: rebuild
-      }
-      await this.bump(ns, this.indexes.get(ns) === index ? index : undefined);
+      await this.bump(ns, before, (index) => {
+        if (!old) return false; // written by someone else between our read and delete: rebuild
+        index.remove(key, old.content);
+        return true;
+      });
     }
     return gone;
   }
@@ -167,16 +235,6 @@ export class RecordStore {
     const out: string[] = [];
     for (const [ns] of await scanAll(this.namespaceList)) out.push(ns);
     return out.sort();
-  }
-
-  /** The cached index if it reflects the store's current version; a stale one is dropped (rebuilt on the next read). */
-  private async currentIndex(ns: string): Promise<NamespaceIndex | undefined> {
-    const index = this.indexes.get(ns);
-    if (!index) return undefined;
-    if (index.version === ((await this.versions.get(ns)) ?? '')) return index;
-    this.indexes.delete(ns);
-    this.vectors.delete(ns);
-    return undefined;
   }
 
   private async embed(llm: LlmProvider, text: string): Promise<number[][]> {
@@ -192,7 +250,7 @@ export class RecordStore {
   }
 
   private async index(ns: string): Promise<NamespaceIndex> {
-    const version = (await this.versions.get(ns)) ?? '';
+    const version = await this.currentVersion(ns);
     const cached = this.indexes.get(ns);
     if (cached && cached.version === version) return cached;
     // Requests that arrive while a namespace is being indexed wait for that build instead of starting their own.
@@ -217,7 +275,8 @@ export class RecordStore {
       index = new NamespaceIndex(build.version);
       let start = performance.now();
       let n = 0;
-      // A write during the build bumps the version: this index is then kept but the next read rebuilds.
+      // The version was read before this scan, so every write counted in it is seen. A write counted during
+      // the scan leaves this index behind the counter: it is kept, but the next read rebuilds.
       for await (const [, r] of this.col(ns).entries()) {
         index.put(r);
         // The clock is read every 16 records: under load 256 records could already be tens of milliseconds.
@@ -257,7 +316,7 @@ export class RecordStore {
       const index = this.indexes.get(ns);
       if (!index || !this.snapshots || this.savedVersion.get(ns) === index.version) return;
       const version = index.version;
-      if (((await this.versions.get(ns)) ?? '') !== version) return; // stale: whoever is current saves
+      if ((await this.currentVersion(ns)) !== version) return; // stale: whoever is current saves
       if (await this.snapshots.save(ns, version, index.lexical)) this.savedVersion.set(ns, version);
       else if (this.indexes.get(ns) === index) this.scheduleSnapshot(ns, SNAPSHOT_DEBOUNCE_MS); // changed meanwhile
     })()
