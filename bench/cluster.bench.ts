@@ -92,9 +92,12 @@ const bench: BenchModule = async () => {
         one: [],
         two: [],
       };
-      const measure = async (base: string) => {
+      // The same concurrency per replica (20 connections each): with 20 in all, each of two replicas
+      // gets half as many requests per event-loop wake and spent ~2x the CPU per request on the
+      // wake-ups and syscalls (see bench/RESULTS.md notes), which is the load's shape, not the replicas'.
+      const measure = async (base: string, replicas: number) => {
         const before = pids.map(cpuMs);
-        const res = await load({ url: `${base}${r.path}`, headers: r.headers, connections: 20 });
+        const res = await load({ url: `${base}${r.path}`, headers: r.headers, connections: 20 * replicas });
         const cpu = pids.map(cpuMs).reduce((s, v, i) => s + v - before[i]!, 0);
         const duration = Number(process.env.BENCH_DURATION ?? 5);
         // A connection cut at the end of a load is not the service's fault; more than a handful is.
@@ -105,8 +108,8 @@ const bench: BenchModule = async () => {
       };
       await load({ url: `${c.base}${r.path}`, headers: r.headers, duration: 2 }); // warm-up, both replicas
       for (let i = 0; i < ROUNDS; i++) {
-        runs.one.push(await measure(singleBase));
-        runs.two.push(await measure(c.base));
+        runs.one.push(await measure(singleBase, 1));
+        runs.two.push(await measure(c.base, 2));
       }
       const med = (xs: typeof runs.one) => ({
         rps: median(xs.map((x) => x.rps)),
@@ -124,7 +127,7 @@ const bench: BenchModule = async () => {
         p50_ms: one.p50,
         p99_ms: one.p99,
         ratio: 1,
-        note: `baseline; replica CPU ${one.cpu.toFixed(2)} ms/request`,
+        note: `baseline, 20 connections; replica CPU ${one.cpu.toFixed(2)} ms/request`,
       });
       // CPU-bound: req/s scales with cores until nginx or Redis is the limit, so with free cores
       // two replicas give up to cores / (CPU ms per request) requests per second in all.
@@ -137,7 +140,7 @@ const bench: BenchModule = async () => {
         p99_ms: two.p99,
         ratio,
         note:
-          `median of ${ROUNDS} paired rounds on ${cores} cores; replica CPU ${two.cpu.toFixed(2)} ms/request; ` +
+          `median of ${ROUNDS} paired rounds on ${cores} cores, 40 connections (20 per replica); replica CPU ${two.cpu.toFixed(2)} ms/request; ` +
           `CPU-bound ceiling at that cost: ${Math.round((1000 / two.cpu) * 2)} req/s with 2 cores free for the replicas, ` +
           `${Math.round((1000 / two.cpu) * 4)} with 4` +
           (errors ? `; ${errors} connection errors in all rounds` : ''),
