@@ -50,6 +50,8 @@ interface Build {
  * every replica rebuilds). The counter replaced the UUID key `<prefix>:ns-version`,
  * which is no longer read; snapshots written at a UUID version never match a
  * counter value, so each such namespace is rebuilt once and its snapshot rewritten.
+ * (Replicas from before and after the counter use different keys and do not see
+ * each other's writes: they are upgraded together.)
  * Writes to one key are run one after another within a process, so the
  * content a write reads as "previous" is what the index holds for the key.
  *

@@ -22,7 +22,7 @@ const COMPRESSION = 'deflate-raw';
 /** What a namespace's snapshot is: written after its chunks, so a manifest never names chunks that are not there yet. */
 export interface SnapshotManifest {
   format: string;
-  /** The namespace version (the replicas' version key) the snapshot reflects. */
+  /** The namespace counter value (as a string) the snapshot reflects; a random id on snapshots from before the counter, which then never match. */
   version: string;
   /** Names this snapshot's chunks, so a newer one never overwrites chunks a reader is fetching. */
   id: string;
@@ -39,7 +39,7 @@ export interface SnapshotManifest {
 /**
  * Index snapshots on the core store: per namespace a manifest under
  * `<prefix>:index-snapshot` and base64 chunks under `<prefix>:index-chunk:<ns>`.
- * A snapshot is used only when its version equals the namespace's version key,
+ * A snapshot is used only when its version equals the namespace's write counter,
  * so a stale one (any write since) is never loaded: the caller rebuilds.
  */
 export class SnapshotStore {
