@@ -47,8 +47,13 @@ type TfArray = Uint8Array | Uint16Array | Uint32Array;
 
 /** The postings of a term held by two or more records. */
 export class Postings {
-  docs: Int32Array; // ascending internal doc ids; the first n are used
-  tfs: TfArray; // weighted term frequency for the doc at the same position
+  private d: Int32Array; // ascending internal doc ids; the first n are used
+  private f: TfArray; // weighted term frequency for the doc at the same position
+  /**
+   * A loaded snapshot's bytes for this term, not decoded yet (index-snapshot.ts: n doc-id gaps, then n
+   * counts, as varints): a cold start decodes only the terms its queries and writes touch.
+   */
+  private packed?: Uint8Array;
   n = 0;
   df = 0; // live documents holding the term
   dead = 0; // entries whose doc was removed, compacted away lazily
@@ -56,8 +61,68 @@ export class Postings {
   minLen = Number.POSITIVE_INFINITY; // never raised on removal: stays a valid upper bound
 
   constructor(capacity: number) {
-    this.docs = new Int32Array(capacity);
-    this.tfs = new Uint8Array(capacity);
+    this.d = new Int32Array(capacity);
+    this.f = new Uint8Array(capacity);
+  }
+
+  /** Postings of `n` entries still in their snapshot bytes (checked by the decoder: in range, well formed). */
+  static packed(bytes: Uint8Array, n: number, maxTf: number, minLen: number): Postings {
+    const p = new Postings(0);
+    p.packed = bytes;
+    p.n = n;
+    p.df = n;
+    p.maxTf = maxTf;
+    p.minLen = minLen;
+    return p;
+  }
+
+  get docs(): Int32Array {
+    if (this.packed) this.unpack();
+    return this.d;
+  }
+
+  set docs(a: Int32Array) {
+    this.d = a;
+  }
+
+  get tfs(): TfArray {
+    if (this.packed) this.unpack();
+    return this.f;
+  }
+
+  set tfs(a: TfArray) {
+    this.f = a;
+  }
+
+  private unpack(): void {
+    const buf = this.packed as Uint8Array;
+    this.packed = undefined;
+    const n = this.n;
+    const docs = new Int32Array(n);
+    const tfs: TfArray =
+      this.maxTf > 0xffff ? new Uint32Array(n) : this.maxTf > 0xff ? new Uint16Array(n) : new Uint8Array(n);
+    let pos = 0;
+    let d = 0;
+    for (let j = 0; j < n; j++) {
+      let b = buf[pos++];
+      let x = b & 0x7f;
+      for (let shift = 7; b >= 0x80; shift += 7) {
+        b = buf[pos++];
+        x += (b & 0x7f) * 2 ** shift;
+      }
+      docs[j] = d += x;
+    }
+    for (let j = 0; j < n; j++) {
+      let b = buf[pos++];
+      let x = b & 0x7f;
+      for (let shift = 7; b >= 0x80; shift += 7) {
+        b = buf[pos++];
+        x += (b & 0x7f) * 2 ** shift;
+      }
+      tfs[j] = x;
+    }
+    this.d = docs;
+    this.f = tfs;
   }
 
   push(d: number, f: number, len: number): void {
@@ -242,9 +307,11 @@ export class Bm25Index {
     for (const v of tf.values()) len += v;
     const id = this.keyOf.length;
     if (id === this.lenOf.length) {
-      this.lenOf = grow(this.lenOf, id * 2) as Int32Array;
-      this.updatedOf = grow(this.updatedOf, id * 2) as Float64Array;
-      this.headOf = grow(this.headOf, id * 2) as Uint32Array;
+      // At least 16: a loaded empty index has arrays of length 0, and doubling 0 left no room.
+      const cap = Math.max(16, id * 2);
+      this.lenOf = grow(this.lenOf, cap) as Int32Array;
+      this.updatedOf = grow(this.updatedOf, cap) as Float64Array;
+      this.headOf = grow(this.headOf, cap) as Uint32Array;
     }
     this.keyOf.push(key);
     this.metaOf.push(this.intern(info.metadata));

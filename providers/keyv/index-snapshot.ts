@@ -292,11 +292,10 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
       const maxTf = r.v();
       const minLen = r.v();
       if (r.pos + 2 * n > buf.length) throw new Error('index snapshot truncated');
-      const p = new Postings(n);
-      // Varints read inline: this loop is most of a load's work.
+      // Checked here (doc ids in range, counts within maxTf, every varint complete) but not decoded: the
+      // bytes are copied out for Postings to decode on first use, so a cold start decodes only what it uses.
       let pos = r.pos;
       let d = 0;
-      const docsOut = p.docs;
       for (let j = 0; j < n; j++) {
         let b = buf[pos++];
         let x = b & 0x7f;
@@ -304,10 +303,9 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
           b = buf[pos++];
           x += (b & 0x7f) * 2 ** shift;
         }
-        docsOut[j] = d += x;
+        d += x;
       }
-      if (maxTf > 0xff) p.tfs = maxTf > 0xffff ? new Uint32Array(n) : new Uint16Array(n);
-      const tfsOut = p.tfs;
+      let top = 0;
       for (let j = 0; j < n; j++) {
         let b = buf[pos++];
         let x = b & 0x7f;
@@ -315,14 +313,12 @@ export async function decodeIndex(bytes: Buffer, normalise: (t: string) => strin
           b = buf[pos++];
           x += (b & 0x7f) * 2 ** shift;
         }
-        tfsOut[j] = x;
+        if (x > top) top = x;
       }
-      if (pos > buf.length || d >= docs) throw new Error('index snapshot postings are out of range');
+      if (pos > buf.length || d >= docs || top > maxTf) throw new Error('index snapshot postings are out of range');
+      // A copy (Buffer's slice shares memory): undecoded terms must not keep the whole snapshot alive.
+      const p = Postings.packed(new Uint8Array(buf.subarray(r.pos, pos)), n, maxTf, minLen);
       r.pos = pos;
-      p.n = n;
-      p.df = n;
-      p.maxTf = maxTf;
-      p.minLen = minLen;
       terms.set(names[i], p);
     }
     const pause = tick();

@@ -319,3 +319,36 @@ t.test(
     t.same(idx.search('alph', 5), idx.exhaustive('alph', 5));
   },
 );
+
+t.test(
+  'a loaded index decodes postings on first use: writes and removals after a load rank as on the index encoded',
+  async (t) => {
+    const { encodeIndex, decodeIndex } = await import('../../providers/keyv/index-snapshot.ts');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 60 }),
+        fc.array(op, { minLength: 1, maxLength: 30 }),
+        query,
+        fc.integer({ min: 1, max: 10 }),
+        async (before, after, q, k) => {
+          const { idx, contents } = build(before);
+          const back = await decodeIndex((await encodeIndex(idx)) as Buffer, normaliseTerm);
+          // The same writes on both, the loaded one's postings still undecoded when the first write reaches them.
+          for (const o of after) {
+            const key = `k${o.key}`;
+            const prev = contents.get(key);
+            for (const x of [idx, back]) {
+              if (prev !== undefined) x.remove(key, prev);
+              if (o.kind === 'put') x.add(key, o.content as string);
+            }
+            if (o.kind === 'put') contents.set(key, o.content as string);
+            else contents.delete(key);
+          }
+          return same(t, back.search(q, k), idx.search(q, k)) && same(t, back.exhaustive(q, k), idx.exhaustive(q, k));
+        },
+      ),
+      { numRuns: 150, seed: 27 },
+    );
+    t.pass('150 corpora written to after a load');
+  },
+);
