@@ -20,6 +20,13 @@ export interface RegistryLink {
   callerToken(headers: RequestHeaders): Promise<string | undefined>;
   /** A short-lived registry token for `subject` holding exactly `scopes` (scope document names). */
   tokenFor(subject: string, scopes: string[]): Promise<string>;
+  /**
+   * Calls `fn` after every change this process makes to the server catalog (registration, edit, toggle,
+   * deletion, a health result), so a provider's cached view can read its own process's writes at once.
+   * In-process links only: a remote registry has no such feed, and views of it age out by their TTL.
+   * Returns the unsubscribe function.
+   */
+  onServersChange?(fn: () => void): () => void;
 }
 
 /** Services that surface plugins offer providers once they are registered. */

@@ -33,6 +33,15 @@ export function inProcessRegistryLink(app: FastifyInstance): RegistryLink {
 
   return {
     baseUrl: IN_PROCESS_BASE,
+    // A reload (another replica's write, seen by a request here) changes the catalog too.
+    onServersChange: (fn) => {
+      const offChange = app.catalog.servers.onChange(() => fn());
+      const offReload = app.catalog.servers.index.onReload(fn);
+      return () => {
+        offChange();
+        offReload();
+      };
+    },
     async fetch(url, init = {}) {
       const u = new URL(url, IN_PROCESS_BASE);
       const method = (init.method ?? 'GET').toUpperCase();

@@ -57,6 +57,8 @@ const usable = (s: ServerDetail) =>
  */
 export class RegistryCatalog {
   private readonly cache = new Map<string, { at: number; view: Promise<CatalogView> }>();
+  private following = false;
+  private unfollow: (() => void) | undefined;
 
   constructor(
     private readonly link: () => RegistryLink,
@@ -67,7 +69,32 @@ export class RegistryCatalog {
     this.cache.clear();
   }
 
+  /** Stops following the in-process catalog (provider close). */
+  close(): void {
+    this.unfollow?.();
+    this.unfollow = undefined;
+    this.cache.clear();
+  }
+
+  /**
+   * With the registry in this process, a change to its servers drops the cached views, so a registration or a
+   * health result is visible to the next call rather than after the TTL (the TTL still bounds what other
+   * replicas' writes take to show). Subscribed on first use: the link exists only once the registry has registered.
+   */
+  private follow(): void {
+    if (this.following) return;
+    let l: RegistryLink;
+    try {
+      l = this.link();
+    } catch {
+      return; // no registry yet: the read that follows says so
+    }
+    this.following = true;
+    this.unfollow = l.onServersChange?.(() => this.invalidate());
+  }
+
   view(token: string): Promise<CatalogView> {
+    this.follow();
     const hit = this.cache.get(token);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.view;
     const view = this.read(token);

@@ -262,7 +262,7 @@ export const registryTools: ProviderFactory<ToolsProvider> = {
       },
       async close() {
         await pool?.close();
-        catalog.invalidate();
+        catalog.close();
       },
     };
     return provider;
