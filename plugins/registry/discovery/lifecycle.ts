@@ -8,6 +8,7 @@ import { type Embedder, SifEmbedder } from './embedder.ts';
 import { DiscoveryEngine, type Hit, type SearchOptions } from './engine.ts';
 import { CombinedEmbedder, RemoteEmbeddings } from './remote-embeddings.ts';
 import { slicer } from './slices.ts';
+import { forgetFieldWords } from './tokens.ts';
 import { WORD_RELATIONS_BUILD_COMMAND, wordRelationsInSlices } from './word-relations.ts';
 import { WORD_VECTORS_BUILD_COMMAND, wordVectorsInSlices } from './word-vectors.ts';
 import { attachWordKnowledge } from './meaning.ts';
@@ -161,6 +162,8 @@ export class Discovery {
     }
     for (const g of engine.groupNames())
       if (g.startsWith(`${kind.prefix}:`) && !source.get(g.slice(kind.prefix.length + 1))) engine.replaceGroup(g, []);
+    // The memo of field texts served this pass; kept, it would hold a word array per distinct text.
+    forgetFieldWords();
   }
 
   /** Asks the embeddings endpoint (when configured) for the query's vector and any doc vectors still missing. */

@@ -109,6 +109,14 @@ export function fieldWords(text: string): readonly string[] {
   return got;
 }
 
+/**
+ * Empties fieldWords' memo. Called when a build or rebuild is done: the memo pays off while a whole catalog is
+ * indexed in a row, and kept afterwards it would hold a word array per distinct text (tens of MB at 50,000 texts).
+ */
+export function forgetFieldWords(): void {
+  fieldWordsCache.clear();
+}
+
 const stems = new Map<string, string>();
 const termOfCache = new Map<string, string>();
 
