@@ -342,6 +342,10 @@ async function openRedisStore(url: string): Promise<Store> {
       }
     },
     async () => {
+      // keyv's Redis adapter connects a client that is not open on its next call: a call made after close()
+      // (work that outlived its shutdown) reopened the connection, and that socket kept the process alive.
+      // A closed store stays closed; such a call fails as any call to an unavailable store does.
+      Object.assign(client, { connect: () => Promise.reject(new Error('the store is closed')) });
       if (!client.isOpen) return;
       // A socket node-redis is still connecting when destroy() runs (a reconnect in progress) is not
       // destroyed with the client and would keep the process alive: unref'd, it cannot.

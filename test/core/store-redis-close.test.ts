@@ -58,3 +58,20 @@ t.test('close() with the Redis answering keeps what was written and closes the c
   t.teardown(() => again.close());
   t.same(await again.collection('notes').get('k'), { n: 1 });
 });
+
+t.test('a call after close() fails as unavailable and does not reconnect', async (t) => {
+  const redis = await startRedis();
+  t.teardown(redis.stop);
+  const store = await openStore({ backend: 'redis', url: redis.url });
+  const notes = store.collection<{ n: number }>('notes');
+  await notes.set('k', { n: 1 });
+  await store.close();
+  // keyv's Redis adapter connects a client that is not open: work that outlived a shutdown reopened the
+  // connection (and its socket kept the process alive after every test had ended).
+  const late = await notes.get('k').then(
+    (v) => `answered ${JSON.stringify(v)}`,
+    (err: { statusCode?: number; code?: string }) => `${err.statusCode} ${err.code}`,
+  );
+  t.equal(late, '503 SB_ERR_STORE_UNAVAILABLE', 'a closed store answers nothing');
+  t.equal(socketsTo(redis.port).length, 0, 'and has no connection to Redis');
+});
