@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
+import type { ProviderContext } from '../../core/provider.ts';
 import { openStore, type Store } from '../../core/store.ts';
 import { buildApp, type BuildOptions } from '../../plugins/app.ts';
 
@@ -90,4 +91,19 @@ export function caller(t: Pick<Test, 'equal'>, app: FastifyInstance) {
         send('PUT', url, status, payload, message),
     };
   };
+}
+
+/**
+ * The context a provider package gets when the app built it, for tests that build a provider themselves
+ * beside an app serving both surfaces (the registry tools provider reaches that app's registry in process).
+ */
+export function providerContextOf(app: FastifyInstance): ProviderContext {
+  return {
+    store: app.sb.store,
+    services: app.sb.services,
+    surfaces: ['registry', 'platform'],
+    dataDir: app.sb.settings.dataDir,
+    logger: app.log,
+    lookup: () => undefined,
+  } as ProviderContext;
 }

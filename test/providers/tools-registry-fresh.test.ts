@@ -1,9 +1,8 @@
 import t from 'tap';
-import type { ProviderContext } from '../../core/provider.ts';
 import type { ToolCaller, ToolsProvider } from '../../core/primitives/tools.ts';
 import { catalogOf } from '../../plugins/registry/catalog/context.ts';
 import { registryTools } from '../../providers/registry-tools/index.ts';
-import { makeApp } from '../helpers/app.ts';
+import { makeApp, providerContextOf } from '../helpers/app.ts';
 import { asUser } from '../helpers/registry-auth.ts';
 
 /**
@@ -19,14 +18,7 @@ t.test('an in-process registry change shows in the tools provider at once, whate
   const provider = (await registryTools.create(
     'reg',
     { catalog_ttl_seconds: 3600, principal_scopes: { noop: ['mcp-registry-admin'] } },
-    {
-      store: app.sb.store,
-      services: app.sb.services,
-      surfaces: ['registry', 'platform'],
-      dataDir: app.sb.settings.dataDir,
-      logger: app.log,
-      lookup: () => undefined,
-    } as ProviderContext,
+    providerContextOf(app),
   )) as ToolsProvider;
   t.teardown(() => provider.close());
   const events = catalogOf(app).servers.index.events;

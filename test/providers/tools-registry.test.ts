@@ -1,10 +1,9 @@
 import t from 'tap';
-import type { ProviderContext } from '../../core/provider.ts';
 import type { ToolCaller } from '../../core/primitives/tools.ts';
 import { registryTools } from '../../providers/registry-tools/index.ts';
 import type { Runner } from '../conformance/kit.ts';
 import { toolsSuite } from '../conformance/tools.ts';
-import { makeApp } from '../helpers/app.ts';
+import { makeApp, providerContextOf } from '../helpers/app.ts';
 import { registerServer } from '../helpers/registry-servers.ts';
 import { asUser, withScope } from '../helpers/registry-auth.ts';
 import { startEverything } from '../mcp/servers.ts';
@@ -44,14 +43,11 @@ t.test("registry tools passes the tools conformance suite against this process's
 
   await toolsSuite(t as unknown as Runner, {
     make: async () =>
-      registryTools.create('conf', { principal_scopes: { 'conf-user': ['conf-tools'] }, catalog_ttl_seconds: 0 }, {
-        store: app.sb.store,
-        services: app.sb.services,
-        surfaces: ['registry', 'platform'],
-        dataDir: app.sb.settings.dataDir,
-        logger: app.log,
-        lookup: () => undefined,
-      } as ProviderContext),
+      registryTools.create(
+        'conf',
+        { principal_scopes: { 'conf-user': ['conf-tools'] }, catalog_ttl_seconds: 0 },
+        providerContextOf(app),
+      ),
     caller,
     invocable: {
       backed: true,

@@ -1,8 +1,7 @@
 import t from 'tap';
-import type { ProviderContext } from '../../core/provider.ts';
 import type { ToolCaller, ToolsProvider } from '../../core/primitives/tools.ts';
 import { registryTools } from '../../providers/registry-tools/index.ts';
-import { makeApp } from '../helpers/app.ts';
+import { makeApp, providerContextOf } from '../helpers/app.ts';
 import { asUser } from '../helpers/registry-auth.ts';
 import { startControlledServer } from '../mcp/controlled-server.ts';
 
@@ -57,14 +56,7 @@ t.test(
     const provider = (await registryTools.create(
       'reg',
       { catalog_ttl_seconds: 0, principal_scopes: { noop: ['mcp-registry-admin'] } },
-      {
-        store: app.sb.store,
-        services: app.sb.services,
-        surfaces: ['registry', 'platform'],
-        dataDir: app.sb.settings.dataDir,
-        logger: app.log,
-        lookup: () => undefined,
-      } as ProviderContext,
+      providerContextOf(app),
     )) as ToolsProvider;
     t.teardown(() => provider.close());
     const caller: ToolCaller = {
