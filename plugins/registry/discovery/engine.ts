@@ -3,6 +3,7 @@ import { type Doc, type EntityKind, type Field, FIELDS, gistOf, sameText } from 
 import type { Embedder } from './embedder.ts';
 import { alignScore, FUSION, fuse, semanticScore } from './fusion.ts';
 import { EXPANSIONS, fieldWords, rawWords, STOPWORDS, stem, words } from './tokens.ts';
+import { type PoolScan, poolScan } from './pool-scan.ts';
 import { NameVocabulary } from './typo.ts';
 import { context, type Entry, insert, KIND_WORDS, RERANK_FLOOR, RERANK_PER_KIND, round } from './ranking.ts';
 
@@ -63,6 +64,11 @@ export class DiscoveryEngine {
   private acc = new Float64Array(1024);
   private cosBuf = new Float32Array(1024);
   private next = 0;
+  /** Bumped whenever a doc vector is written: the SIMD scanner's copy of the table is current only at this count. */
+  private vectorWrites = 0;
+  /** The doc-vector scan as WebAssembly SIMD (pool-scan.ts) over a copy of the table, made again after writes. */
+  private scanner: { scan: PoolScan; rows: number; writes: number } | undefined;
+  private simd = true;
   /** Bumped on every change: answers and tests can tell which index state they saw. */
   version = 0;
 
@@ -123,6 +129,7 @@ export class DiscoveryEngine {
     if (v) {
       this.vectors.set(v, slot * v.length);
       this.hasVector[slot] = 1;
+      this.vectorWrites++;
     }
     this.version++;
   }
@@ -136,6 +143,7 @@ export class DiscoveryEngine {
     if (v) {
       this.vectors.set(v, slot * v.length);
       this.hasVector[slot] = 1;
+      this.vectorWrites++;
     }
   }
 
@@ -271,6 +279,20 @@ export class DiscoveryEngine {
     const has = this.hasVector;
     const cos = this.cosBuf;
     const n = this.next;
+    const dots = this.simdDots(qv, n);
+    if (dots) {
+      // The same sums as the loop below, bit for bit (pool-scan.ts keeps its order), ~4x less CPU per query.
+      for (let s = 0; s < n; s++) {
+        if (!has[s]) {
+          cos[s] = 0;
+          continue;
+        }
+        const dot = dots[s]!;
+        cos[s] = dot;
+        if (dot > min) near.push(s);
+      }
+      return;
+    }
     const four = dims - (dims % 4);
     for (let s = 0; s < n; s++) {
       if (!has[s]) {
@@ -293,6 +315,26 @@ export class DiscoveryEngine {
       cos[s] = dot;
       if (dot > min) near.push(s);
     }
+  }
+
+  /**
+   * Dot products of the query with the first n doc vectors through the SIMD scanner, or undefined where it is not
+   * available (no WebAssembly SIMD, dims not a multiple of four). The scanner holds a copy of the table (dims x 4
+   * bytes per doc), made again on the first search after vectors were written: a burst of writes costs one copy.
+   */
+  private simdDots(qv: Float32Array, n: number): Float64Array | undefined {
+    if (!this.simd || n === 0) return undefined;
+    const sc = this.scanner;
+    if (!sc || sc.rows !== n || sc.writes !== this.vectorWrites) {
+      this.scanner = undefined; // the old copy goes before the new one is made
+      const scan = poolScan(this.vectors, n, qv.length);
+      if (!scan) {
+        this.simd = false;
+        return undefined;
+      }
+      this.scanner = { scan, rows: n, writes: this.vectorWrites };
+    }
+    return this.scanner!.scan.dots(qv);
   }
 
   search(query: string, opts: SearchOptions): Hit[] {
