@@ -281,6 +281,10 @@ async function openRedisStore(url: string): Promise<Store> {
   client.on('error', () => {
     /* surfaced per call as a 503 */
   });
+  // keyv's Redis adapter adds its connect/disconnect/reconnecting/error listeners to the client it is given, one
+  // set per collection, and the collections share this client: their number is fixed by the code (tens), not by
+  // traffic, so Node's default warning at 11 listeners would only report the design. A real leak still warns.
+  (client as unknown as { setMaxListeners(n: number): void }).setMaxListeners(256);
   const location = redactUrl(url);
   try {
     // connect() keeps retrying (reconnectStrategy) while Redis is down; a
