@@ -101,26 +101,9 @@ export class Postings {
     const docs = new Int32Array(n);
     const tfs: TfArray =
       this.maxTf > 0xffff ? new Uint32Array(n) : this.maxTf > 0xff ? new Uint16Array(n) : new Uint8Array(n);
-    let pos = 0;
-    let d = 0;
-    for (let j = 0; j < n; j++) {
-      let b = buf[pos++];
-      let x = b & 0x7f;
-      for (let shift = 7; b >= 0x80; shift += 7) {
-        b = buf[pos++];
-        x += (b & 0x7f) * 2 ** shift;
-      }
-      docs[j] = d += x;
-    }
-    for (let j = 0; j < n; j++) {
-      let b = buf[pos++];
-      let x = b & 0x7f;
-      for (let shift = 7; b >= 0x80; shift += 7) {
-        b = buf[pos++];
-        x += (b & 0x7f) * 2 ** shift;
-      }
-      tfs[j] = x;
-    }
+    // Doc ids are stored as gaps from the previous id, counts as they are.
+    const pos = decodeVarints(buf, 0, docs, n, true);
+    decodeVarints(buf, pos, tfs, n, false);
     this.d = docs;
     this.f = tfs;
   }
@@ -881,4 +864,22 @@ class TopK {
   sorted(): ScoredDoc[] {
     return [...this.h].sort(better);
   }
+}
+
+/**
+ * Decodes n LEB128 varints from `buf` at `pos` into `out` (running sums when `gaps`: doc ids stored as gaps);
+ * returns the position after the last. Multiplies rather than shifts: a value may pass 2^31.
+ */
+function decodeVarints(buf: Uint8Array, pos: number, out: Int32Array | TfArray, n: number, gaps: boolean): number {
+  let sum = 0;
+  for (let j = 0; j < n; j++) {
+    let b = buf[pos++]!;
+    let x = b & 0x7f;
+    for (let shift = 7; b >= 0x80; shift += 7) {
+      b = buf[pos++]!;
+      x += (b & 0x7f) * 2 ** shift;
+    }
+    out[j] = gaps ? (sum += x) : x;
+  }
+  return pos;
 }
