@@ -8,6 +8,7 @@ import { RecordStore, SNAPSHOT_MIN_RECORDS } from '../../providers/keyv/records.
 import { NamespaceIndex } from '../../providers/keyv/search-index.ts';
 import { SnapshotStore } from '../../providers/keyv/snapshot-store.ts';
 import { startRedis } from '../fixtures/redis-server.ts';
+import { wrapCollections } from '../helpers/store-proxy.ts';
 
 /**
  * Two replicas' memory record stores (RecordStore: records plus a search index
@@ -62,13 +63,7 @@ function gatedStore(inner: Store, gates: Gates): Store {
         return fn;
       },
     });
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === 'collection') return (name: string) => wrapCollection(name, target.collection(name));
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  return wrapCollections(inner, wrapCollection);
 }
 
 interface Replica {

@@ -3,6 +3,7 @@ import type { Collection, Store } from '../../core/store.ts';
 import { openStore } from '../../core/store.ts';
 import { IndexedCollection } from '../../plugins/registry/catalog/repository.ts';
 import { startRedis } from '../fixtures/redis-server.ts';
+import { wrapCollections } from '../helpers/store-proxy.ts';
 
 /**
  * Two replicas' catalog mirrors (IndexedCollection) on one redis-server started
@@ -52,13 +53,7 @@ function gatedStore(inner: Store, gates: Gates): Store {
         return fn;
       },
     });
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === 'collection') return (name: string) => wrapCollection(name, target.collection(name));
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  return wrapCollections(inner, wrapCollection);
 }
 
 function latch(): { promise: Promise<void>; open: () => void } {
