@@ -27,50 +27,53 @@ export function collectionsOf(store: Store, instance: string): Collections {
 }
 
 /**
- * Random bytes come from a pool filled 256 ids at a time, as crypto.randomUUID
- * does: one randomBytes(16) call per id was half of what ingesting an agent's
- * trace cost (profiled in the in-process check of bench/RESULTS.md). The pool
- * is still the CSPRNG's output, each byte used once.
+ * Random digits come from a pool of CSPRNG output kept as hex text, refilled
+ * 256 ids at a time: one randomBytes(16) call per id was half of what
+ * ingesting an agent's trace cost, and copying a pooled Buffer and hex-encoding
+ * it per id was still ~2 us of the ~13 us an ingest took (profiles in
+ * bench/RESULTS.md). A slice of a string is a cheap view; each digit is used once.
+ * `n` hex digits (at most 2 * POOL_BYTES).
  */
-const POOL_IDS = 256;
-const pool = Buffer.alloc(16 * POOL_IDS);
-let poolAt = pool.length;
-function randomTail(into: Buffer, n = 16): void {
-  if (poolAt + n > pool.length) {
-    randomFillSync(pool);
+const POOL_BYTES = 16 * 256;
+const poolBuf = Buffer.alloc(POOL_BYTES);
+let poolHex = '';
+let poolAt = 0;
+export function randomDigits(n: number): string {
+  if (poolAt + n > poolHex.length) {
+    randomFillSync(poolBuf);
+    poolHex = poolBuf.toString('hex');
     poolAt = 0;
   }
-  pool.copy(into, 0, poolAt, poolAt + n);
-  poolAt += n;
+  return poolHex.slice(poolAt, (poolAt += n));
 }
 
-/** `n` (at most 16) random bytes from the same pool as hex: OpenTelemetry span ids (8) and trace ids (16). */
-export function randomHex(n: number): string {
-  const b = Buffer.allocUnsafe(n);
-  randomTail(b, n);
-  return b.toString('hex');
-}
+/** `n` (at most 16) random bytes as hex, from the same pool: OpenTelemetry span ids (8) and trace ids (16). */
+export const randomHex = (n: number): string => randomDigits(2 * n);
+
+/** Hex digits whose top two bits are the RFC 9562 variant (10xx). */
+const VARIANT = '89ab';
 
 /**
  * Ids made here are UUIDv7: time-ordered, so a new record's key lands at the
  * end of its collection's range in SQLite's B-tree instead of at a random page
  * (measured: random keys cost twice as much per insert once a collection holds
  * ~15k records). They are still UUIDs, and 32 hex digits for OpenTelemetry.
+ * 48 bits of milliseconds, the version digit 7, 12 random bits, the variant
+ * digit (2 bits fixed, 2 random), 60 more random bits.
  */
 export function timeOrderedId(now = Date.now()): string {
-  const b = Buffer.allocUnsafe(16);
-  randomTail(b);
-  b.writeUIntBE(now, 0, 6);
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const ms = now.toString(16).padStart(12, '0');
+  const r = randomDigits(19);
+  const variant = VARIANT[Number.parseInt(r[3]!, 16) & 3];
+  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${r.slice(0, 3)}-${variant}${r.slice(4, 7)}-${r.slice(7)}`;
 }
 
 /** Timestamps are stored in one form (UTC, milliseconds) so they sort and compare as strings. */
-export const isoTime = (t: string | undefined): string => (t === undefined ? new Date() : new Date(t)).toISOString();
+export const isoTime = (t: string | number | undefined): string =>
+  (t === undefined ? new Date() : new Date(t)).toISOString();
 
-export function traceOf(input: Partial<TraceInput>): Trace {
+/** `at`: the time to use when the input has none (an ISO text or epoch milliseconds; default now). */
+export function traceOf(input: Partial<TraceInput>, at?: string | number): Trace {
   return {
     trace_id: input.trace_id ?? timeOrderedId(),
     name: input.name ?? '',
@@ -81,7 +84,7 @@ export function traceOf(input: Partial<TraceInput>): Trace {
     tags: [...(input.tags ?? [])],
     spans: input.spans ?? [],
     metadata: input.metadata ?? {},
-    timestamp: isoTime(input.timestamp),
+    timestamp: isoTime(input.timestamp ?? at),
   };
 }
 

@@ -10,8 +10,20 @@ type Col = Collection<Stored<unknown>> & {
    */
   setMany?(entries: Array<{ key: string; value: Stored<unknown> }>): Promise<unknown>;
 };
-/** A queued value and when it was first queued (a ticket), so flush() knows which records predate it. */
-type Entry = { v: Stored<unknown>; n: number };
+/**
+ * A queued value and when it was first queued (a ticket), so flush() knows which records predate it. The value
+ * may be queued unmade (`make`): it is made when the batch is written, or when a read asks for it first.
+ */
+type Entry = { v: Stored<unknown> | undefined; make: (() => Stored<unknown>) | undefined; n: number };
+
+/** The entry's value, made now if it was queued unmade (once: the made value replaces the maker). */
+function madeValue(e: Entry): Stored<unknown> {
+  if (e.v === undefined) {
+    e.v = e.make!();
+    e.make = undefined;
+  }
+  return e.v;
+}
 
 export interface WriteBehindOptions {
   /** Records waiting at most; beyond it a new record is dropped (and counted), never waited for. */
@@ -82,8 +94,12 @@ export class WriteBehind {
     private readonly logger: FastifyBaseLogger | undefined,
   ) {}
 
-  /** Queue a write; false when the queue is full and the record was dropped. */
-  enqueue<T>(col: Collection<Stored<T>>, key: string, value: Stored<T>): boolean {
+  /**
+   * Queue a write; false when the queue is full and the record was dropped. `value` may be a function that
+   * makes it: it is then called when the batch is written (or when a read peeks at the key first), off the
+   * request that queued it, so the JSON text of a record is made in a batch, not per request.
+   */
+  enqueue<T>(col: Collection<Stored<T>>, key: string, value: Stored<T> | (() => Stored<T>)): boolean {
     const c = col as Col;
     let m = this.queue.get(c);
     const replaces = m?.has(key) === true;
@@ -94,7 +110,11 @@ export class WriteBehind {
     if (!m) this.queue.set(c, (m = new Map()));
     const had = m.get(key);
     // A replaced value keeps its place (and ticket): it is written no later than the one it replaces.
-    m.set(key, { v: value as Stored<unknown>, n: had?.n ?? ++this.tickets });
+    const entry: Entry =
+      typeof value === 'function'
+        ? { v: undefined, make: value as () => Stored<unknown>, n: had?.n ?? ++this.tickets }
+        : { v: value as Stored<unknown>, make: undefined, n: had?.n ?? ++this.tickets };
+    m.set(key, entry);
     if (!replaces) this.size++;
     if (this.size >= this.opts.batchSize) this.kick(0);
     else this.kick(this.opts.delayMs);
@@ -104,7 +124,13 @@ export class WriteBehind {
   /** The newest unwritten value of a key, if any. */
   peek<T>(col: Collection<Stored<T>>, key: string): Stored<T> | undefined {
     const c = col as Col;
-    return (this.queue.get(c)?.get(key) ?? this.inflight.get(c)?.get(key))?.v as Stored<T> | undefined;
+    const e = this.queue.get(c)?.get(key) ?? this.inflight.get(c)?.get(key);
+    if (!e) return undefined;
+    try {
+      return madeValue(e) as Stored<T>;
+    } catch {
+      return undefined; // a record that cannot be made is dropped when its batch is written (counted there)
+    }
   }
 
   /** Write everything queued when called (a read that scans wants it in the store first). Throws if the store fails. */
@@ -216,20 +242,39 @@ export class WriteBehind {
     }
   }
 
+  /**
+   * Make the batch's unmade values. One that cannot be made (its maker threw) is dropped and counted as failed
+   * here, so it never fails the batch that carries other records.
+   */
+  private makeBatch(): void {
+    for (const m of this.inflight.values())
+      for (const [k, e] of m) {
+        if (e.v !== undefined) continue;
+        try {
+          madeValue(e);
+        } catch (err) {
+          m.delete(k);
+          this.stats.failed++;
+          this.logger?.warn({ err, key: k }, 'observability record could not be serialised; dropped');
+        }
+      }
+  }
+
   private async writeBatch(): Promise<void> {
     this.takeBatch();
+    this.makeBatch();
     try {
       for (const [col, m] of this.inflight) {
         if (typeof col.setMany === 'function') {
           const entries: Array<{ key: string; value: Stored<unknown> }> = [];
-          for (const [key, e] of m) entries.push({ key, value: e.v });
+          for (const [key, e] of m) entries.push({ key, value: e.v! });
           await col.setMany(entries);
           this.stats.written += m.size;
           m.clear(); // written as a whole; on failure all of it stays for the retry
           continue;
         }
         for (const [k, v] of m) {
-          await col.set(k, v.v);
+          await col.set(k, v.v!);
           m.delete(k); // written: a retry must not write it again
           this.stats.written++;
         }

@@ -545,6 +545,63 @@ t.test('write-behind: a collection with setMany gets one call per batch, written
   t.match(wb.writeStats(), { written: 7, queued: 0, failed: 0, dropped: 0 });
 });
 
+t.test(
+  'write-behind: a value queued unmade is made once, when its batch is written or when a read comes first',
+  async (t) => {
+    const store = await openStore({ backend: 'memory' });
+    t.teardown(() => store.close());
+    const col = store.collection<Stored<{ timestamp: string; n: number }>>('lazy');
+    const made: string[] = [];
+    const maker = (key: string, n: number) => () => {
+      made.push(key);
+      return wrap({ timestamp: new Date().toISOString(), n });
+    };
+    const wb = new WriteBehind({ maxQueue: 100, batchSize: 10, delayMs: 600_000, maxRetries: 3 }, undefined);
+    wb.enqueue(col, 'k1', maker('k1', 1));
+    wb.enqueue(col, 'k2', maker('k2', 2));
+    t.same(made, [], 'nothing is made when queued');
+    t.match(JSON.parse(wb.peek(col, 'k2')!.j), { n: 2 }, 'a read makes the value it asks for');
+    t.same(made, ['k2']);
+    wb.enqueue(col, 'k3', () => {
+      throw new Error('cannot serialise');
+    });
+    t.equal(wb.peek(col, 'k3'), undefined, 'a value that cannot be made reads as absent');
+    await wb.flush();
+    t.same(made, ['k2', 'k1'], 'the batch made the rest; k2 was not made twice');
+    t.match(JSON.parse((await col.get('k1'))!.j), { n: 1 }, 'written');
+    t.match(JSON.parse((await col.get('k2'))!.j), { n: 2 }, 'written');
+    t.equal(await col.get('k3'), undefined, 'the record that could not be made is not written');
+    t.match(wb.writeStats(), { written: 2, failed: 1, queued: 0 }, 'it is counted as failed, and the batch went on');
+    await wb.close();
+  },
+);
+
+t.test('ingest: the id and time are fixed at the call; listeners hear the trace once it is made', async (t) => {
+  const s = await openStore({ backend: 'memory' });
+  const p = await storeObservability.create('lazy-ingest', { sweep_interval_ms: 0 }, ctx(s));
+  t.teardown(async () => {
+    await p.close!();
+    await s.close();
+  });
+  const heard: string[] = [];
+  p.onTrace!((tr) => heard.push(tr.trace_id));
+  const before = new Date().toISOString();
+  const { trace_id } = await p.ingestTrace!({ name: 'lazy', spans: [] });
+  await new Promise((r) => setTimeout(r, 20));
+  const got = await p.getTrace!(trace_id);
+  t.equal(got?.trace_id, trace_id, 'read back before any flush');
+  t.ok(got!.timestamp >= before && got!.timestamp <= new Date().toISOString(), 'stamped at the call');
+  await p.flush!();
+  await new Promise((r) => setImmediate(r));
+  t.same(heard, [trace_id], 'the listener heard it once');
+  await t.rejects(
+    p.ingestTrace!({ name: 'bad', timestamp: 'not a time' }),
+    RangeError,
+    'a bad time fails the call that gave it, not a later batch',
+  );
+  t.match(p.writeStats(), { failed: 0 }, 'nothing was queued for it');
+});
+
 t.test('ids: UUIDv7 from the pooled random bytes, unique past a pool refill, ordered by time', async (t) => {
   const ids = Array.from({ length: 1000 }, (_, i) => timeOrderedId(1_700_000_000_000 + i));
   t.equal(new Set(ids).size, 1000, 'no id repeats (the pool holds 256, so it was refilled)');
