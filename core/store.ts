@@ -14,6 +14,8 @@ export interface StoreOptions {
   backend: StoreBackend;
   /** sqlite: the directory that holds `switchboard.db`. */
   dataDir?: string;
+  /** sqlite: another file name in `dataDir` (a provider's own database beside the core one). */
+  file?: string;
   /** redis: `redis://...` */
   url?: string;
   /** memory: copy values per read (default) or share deep-frozen ones (core/store-memory.ts). */
@@ -159,7 +161,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       await openRedisStore(opts.url ?? 'redis://127.0.0.1:6379'),
       opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     );
-  if (opts.backend === 'sqlite') return openSqliteStore(join(opts.dataDir ?? 'data', 'switchboard.db'));
+  if (opts.backend === 'sqlite') return openSqliteStore(join(opts.dataDir ?? 'data', opts.file ?? 'switchboard.db'));
   return openMemoryStore(opts.memoryValues ?? 'copy');
 }
 

@@ -7,6 +7,8 @@ import type {
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
 import { decodeCursor, hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, type Stored } from './list.ts';
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
+import { moveRecords } from './move-records.ts';
+import { openOwnStore, ownFileOf } from './sqlite-writer.ts';
 import { collectionsOf, generationOf, isoTime, logOf, scoreOf, timeOrderedId, traceOf } from './records.ts';
 import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
 import { detailOf, newestFirst, sessionsOf } from './sessions.ts';
@@ -70,7 +72,12 @@ async function create(
   options: Record<string, unknown>,
   ctx: ProviderContext,
 ): Promise<StoreObservability> {
-  const cols = collectionsOf(ctx.store, name);
+  // On a SQLite core store: a file of its own, written by a worker thread (sqlite-writer.ts). `own_file: false`
+  // keeps the records in the core file, written on the request thread.
+  const ownFile = options.own_file === false ? undefined : ownFileOf(ctx.store);
+  const own = ownFile ? await openOwnStore(ownFile, ctx.logger) : undefined;
+  const cols = collectionsOf(own ?? ctx.store, name);
+  if (own) await moveRecords(collectionsOf(ctx.store, name), collectionsOf(own.store, name), ctx.logger);
   const retention: RetentionOptions = {
     maxAgeDays: num(options.retention_days, RETENTION_DEFAULTS.maxAgeDays),
     maxRecords: num(options.max_records, RETENTION_DEFAULTS.maxRecords, 1),
@@ -278,12 +285,13 @@ async function create(
     exportStats: () => otlp?.stats(),
     writeStats: () => writes.writeStats(),
     // The store answers for itself: this provider is as healthy as the store it writes to.
-    healthcheck: () => ctx.store.healthcheck(),
+    healthcheck: () => (own ?? ctx).store.healthcheck(),
     async close() {
       listeners.clear();
       await sweeper.stop();
       // Before the store closes (the app closes providers first): a trace written just now survives a restart.
       await writes.close();
+      await own?.release();
       await otlp?.close().catch(() => undefined);
     },
   };

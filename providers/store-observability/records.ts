@@ -21,7 +21,7 @@ export interface Collections {
   scores: Collection<Stored<TraceScore>>;
 }
 
-export function collectionsOf(store: Store, instance: string): Collections {
+export function collectionsOf(store: Pick<Store, 'collection'>, instance: string): Collections {
   const c = <T>(what: string) => store.collection<Stored<T>>(`observability:${instance}:${what}`);
   return { traces: c('traces'), logs: c('logs'), generations: c('generations'), scores: c('scores') };
 }

@@ -2,6 +2,8 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { openStore, type Store } from '../../core/store.ts';
 import type { ProviderContext } from '../../core/provider.ts';
@@ -601,6 +603,71 @@ t.test('ingest: the id and time are fixed at the call; listeners hear the trace 
   );
   t.match(p.writeStats(), { failed: 0 }, 'nothing was queued for it');
 });
+
+t.test(
+  'on a SQLite core store, records live in observability.db beside it, written by the writer thread',
+  async (t) => {
+    const dataDir = tempDir();
+    const core = await openStore({ backend: 'sqlite', dataDir });
+    const p = await storeObservability.create('own', { sweep_interval_ms: 0 }, ctx(core));
+    t.teardown(async () => {
+      await p.close();
+      await core.close();
+    });
+    const { trace_id } = await p.ingestTrace({
+      name: 'in its own file',
+      spans: [{ name: 's', metadata: { type: 'tool' } }],
+    });
+    const log = await p.ingestLog!({ message: 'hello', trace_id, level: 'info', metadata: {} });
+    await p.flush!();
+    t.match(p.writeStats(), { written: 2, failed: 0, queued: 0 });
+    const own = new Database(join(dataDir, 'observability.db'), { readonly: true });
+    t.teardown(() => own.close());
+    const keys = own.prepare('SELECT key FROM keyv ORDER BY key').all() as Array<{ key: string }>;
+    t.same(
+      keys.map((r) => r.key),
+      [`observability%3Aown%3Alogs:${log.log_id}`, `observability%3Aown%3Atraces:${trace_id}`],
+      'both records are in the own file, under the keys the collections read',
+    );
+    const coreDb = new Database(join(dataDir, 'switchboard.db'), { readonly: true });
+    t.teardown(() => coreDb.close());
+    t.equal(
+      (coreDb.prepare("SELECT count(*) AS n FROM keyv WHERE key LIKE 'observability%'").get() as { n: number }).n,
+      0,
+      'none in the core file',
+    );
+    t.equal((await p.getTrace!(trace_id))?.name, 'in its own file', 'read back through the collection');
+    t.equal((await p.listLogs!({ trace_id, limit: 10, offset: 0 })).logs[0]?.message, 'hello', 'and listed');
+  },
+);
+
+t.test(
+  'records an earlier version kept in the core file move to the own file at start, and are not lost',
+  async (t) => {
+    const dataDir = tempDir();
+    const core = await openStore({ backend: 'sqlite', dataDir });
+    t.teardown(() => core.close());
+    // What the provider wrote before it had a file of its own: its collections in the core store.
+    const old = await storeObservability.create('moved', { sweep_interval_ms: 0, own_file: false }, ctx(core));
+    const ids: string[] = [];
+    for (let i = 0; i < 1203; i++) ids.push((await old.ingestTrace({ name: `old ${i}`, session_id: 'sess' })).trace_id);
+    await old.ingestScore!({ trace_id: ids[0]!, name: 'kept', value: 1, data_type: 'NUMERIC', metadata: {} });
+    await old.close();
+    const inCore = async () => {
+      let n = 0;
+      for await (const _ of core.collection('observability:moved:traces').entries()) n++;
+      return n;
+    };
+    t.equal(await inCore(), 1203, 'the old version wrote into the core file');
+    const p = await storeObservability.create('moved', { sweep_interval_ms: 0 }, ctx(core));
+    t.teardown(() => p.close());
+    t.equal(await inCore(), 0, 'moved out of the core file');
+    t.equal((await p.getTrace!(ids[1202]!))?.name, 'old 1202', 'readable where they are now');
+    t.equal((await p.listTraces!({ limit: 5, offset: 0 })).total, 1203, 'every trace is there');
+    t.equal((await p.listScores!({ limit: 5, offset: 0 })).scores[0]?.name, 'kept', 'scores too');
+    t.equal((await p.getSession!('sess'))?.session.trace_count, 1203, 'sessions count the moved traces');
+  },
+);
 
 t.test('ids: UUIDv7 from the pooled random bytes, unique past a pool refill, ordered by time', async (t) => {
   const ids = Array.from({ length: 1000 }, (_, i) => timeOrderedId(1_700_000_000_000 + i));
