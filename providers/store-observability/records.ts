@@ -50,22 +50,29 @@ export function randomDigits(n: number): string {
 /** `n` (at most 16) random bytes as hex, from the same pool: OpenTelemetry span ids (8) and trace ids (16). */
 export const randomHex = (n: number): string => randomDigits(2 * n);
 
-/** Hex digits whose top two bits are the RFC 9562 variant (10xx). */
-const VARIANT = '89ab';
+/** A random hex digit to the variant digit (10xx, RFC 9562) keeping its two low bits. */
+const VARIANT: Record<string, string> = {};
+for (let d = 0; d < 16; d++) VARIANT[d.toString(16)] = '89ab'[d & 3]!;
 
+let idMs = -1;
+let idHead = '';
 /**
  * Ids made here are UUIDv7: time-ordered, so a new record's key lands at the
  * end of its collection's range in SQLite's B-tree instead of at a random page
  * (measured: random keys cost twice as much per insert once a collection holds
  * ~15k records). They are still UUIDs, and 32 hex digits for OpenTelemetry.
  * 48 bits of milliseconds, the version digit 7, 12 random bits, the variant
- * digit (2 bits fixed, 2 random), 60 more random bits.
+ * digit (2 bits fixed, 2 random), 60 more random bits. The time part is made
+ * once per millisecond.
  */
 export function timeOrderedId(now = Date.now()): string {
-  const ms = now.toString(16).padStart(12, '0');
+  if (now !== idMs) {
+    idMs = now;
+    const ms = now.toString(16).padStart(12, '0');
+    idHead = `${ms.slice(0, 8)}-${ms.slice(8)}-7`;
+  }
   const r = randomDigits(19);
-  const variant = VARIANT[Number.parseInt(r[3]!, 16) & 3];
-  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${r.slice(0, 3)}-${variant}${r.slice(4, 7)}-${r.slice(7)}`;
+  return `${idHead}${r.slice(0, 3)}-${VARIANT[r[3]!]}${r.slice(4, 7)}-${r.slice(7)}`;
 }
 
 /** Timestamps are stored in one form (UTC, milliseconds) so they sort and compare as strings. */

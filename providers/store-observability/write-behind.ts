@@ -102,19 +102,21 @@ export class WriteBehind {
   enqueue<T>(col: Collection<Stored<T>>, key: string, value: Stored<T> | (() => Stored<T>)): boolean {
     const c = col as Col;
     let m = this.queue.get(c);
-    const replaces = m?.has(key) === true;
+    const had = m?.get(key);
+    const replaces = had !== undefined;
     if (!replaces && this.size >= this.opts.maxQueue) {
       this.stats.dropped++;
       return false;
     }
     if (!m) this.queue.set(c, (m = new Map()));
-    const had = m.get(key);
     // A replaced value keeps its place (and ticket): it is written no later than the one it replaces.
-    const entry: Entry =
+    const n = had ? had.n : ++this.tickets;
+    m.set(
+      key,
       typeof value === 'function'
-        ? { v: undefined, make: value as () => Stored<unknown>, n: had?.n ?? ++this.tickets }
-        : { v: value as Stored<unknown>, make: undefined, n: had?.n ?? ++this.tickets };
-    m.set(key, entry);
+        ? { v: undefined, make: value as () => Stored<unknown>, n }
+        : { v: value as Stored<unknown>, make: undefined, n },
+    );
     if (!replaces) this.size++;
     if (this.size >= this.opts.batchSize) this.kick(0);
     else this.kick(this.opts.delayMs);
