@@ -28,7 +28,7 @@ type Row = [key: string, j: string, t: string, seq: string];
 type Reply = { id: number; error?: string };
 
 /** One worker per file, answering each batch once it is committed. */
-class BackgroundWriter {
+export class BackgroundWriter {
   private worker: Worker | undefined;
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
@@ -47,6 +47,8 @@ class BackgroundWriter {
     if (!this.worker) return;
     const w = this.worker;
     await this.send({ close: true }).catch(() => undefined);
+    // Forgotten before it is gone: a write after close() starts a new thread rather than post to this one.
+    this.worker = undefined;
     await w.terminate();
   }
 
