@@ -1,6 +1,6 @@
 import { badRequest } from '../../core/errors.ts';
 import type { Collection } from '../../core/store-types.ts';
-import { randomDigits } from './records.ts';
+import { randomDigits } from './random-pool.ts';
 
 /**
  * What is stored per record: the record as JSON text, its time, and a sort key.

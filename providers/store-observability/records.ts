@@ -1,4 +1,3 @@
-import { randomFillSync } from 'node:crypto';
 import { unprocessable } from '../../core/errors.ts';
 import type {
   GenerationInput,
@@ -12,6 +11,7 @@ import type {
 } from '../../core/primitives/observability.ts';
 import type { Collection, Store } from '../../core/store-types.ts';
 import type { Stored } from './list.ts';
+import { randomDigits } from './random-pool.ts';
 
 /** The four collections of one instance; the instance name keeps two instances on one store apart. */
 export interface Collections {
@@ -24,27 +24,6 @@ export interface Collections {
 export function collectionsOf(store: Pick<Store, 'collection'>, instance: string): Collections {
   const c = <T>(what: string) => store.collection<Stored<T>>(`observability:${instance}:${what}`);
   return { traces: c('traces'), logs: c('logs'), generations: c('generations'), scores: c('scores') };
-}
-
-/**
- * Random digits come from a pool of CSPRNG output kept as hex text, refilled
- * 256 ids at a time: one randomBytes(16) call per id was half of what
- * ingesting an agent's trace cost, and copying a pooled Buffer and hex-encoding
- * it per id was still ~2 us of the ~13 us an ingest took (profiles in
- * bench/RESULTS.md). A slice of a string is a cheap view; each digit is used once.
- * `n` hex digits (at most 2 * POOL_BYTES).
- */
-const POOL_BYTES = 16 * 256;
-const poolBuf = Buffer.alloc(POOL_BYTES);
-let poolHex = '';
-let poolAt = 0;
-export function randomDigits(n: number): string {
-  if (poolAt + n > poolHex.length) {
-    randomFillSync(poolBuf);
-    poolHex = poolBuf.toString('hex');
-    poolAt = 0;
-  }
-  return poolHex.slice(poolAt, (poolAt += n));
 }
 
 /** `n` (at most 16) random bytes as hex, from the same pool: OpenTelemetry span ids (8) and trace ids (16). */
