@@ -186,6 +186,13 @@ t.test("a server switched off leaves a limited user's view", async (t) => {
     page.waitForResponse((r) => r.url().endsWith('/api/toggle/everything') && r.status() === 200),
     toggle.click(),
   ]);
+  // The page sets the box from the response after Playwright has seen it: wait for that render (a loaded machine
+  // read the box between the two), then check it.
+  await page.waitForFunction(
+    () => !(document.querySelector('tr[data-path="/everything"] input[type=checkbox]') as HTMLInputElement).checked,
+    undefined,
+    { timeout: 10_000 },
+  );
   t.notOk(await toggle.isChecked(), 'switched off');
   t.equal(
     (await app.inject({ url: '/api/servers/everything', headers: { authorization: `Basic ${adminB64()}` } })).json()
