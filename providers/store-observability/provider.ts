@@ -144,24 +144,21 @@ async function create(
     kind: 'observability',
     capabilities: CAPABILITIES,
     async ingestTrace(input) {
-      if (otlp) {
+      // Export and listeners (online evaluation) want the trace now, as it was sent: made at once for them.
+      if (otlp || listeners.size > 0) {
         const trace = traceOf(input);
         writes.enqueue(cols.traces, trace.trace_id, wrap(trace));
-        exporting(() => otlp.exportTrace(trace));
+        if (otlp) exporting(() => otlp.exportTrace(trace));
         announce(trace);
         return { trace_id: trace.trace_id, status: 'accepted' };
       }
-      // The record and its JSON are made when its batch is written (or first read), not in the request that
-      // sent it: per request they were most of what auto_trace cost a chat (bench/RESULTS.md). The id and
-      // the time are fixed now; listeners hear of the trace when it is made.
+      // Otherwise the record and its JSON are made when its batch is written (or first read), not in the request
+      // that sent it: per request they were most of what auto_trace cost a chat (bench/RESULTS.md). The id and
+      // the time are fixed now.
       const trace_id = input.trace_id ?? timeOrderedId();
       // A given time is checked here, so a bad one fails this call, not the batch.
       const at = input.timestamp !== undefined ? isoTime(input.timestamp) : Date.now();
-      writes.enqueue(cols.traces, trace_id, () => {
-        const trace = traceOf({ ...input, trace_id }, at);
-        announce(trace);
-        return wrap(trace);
-      });
+      writes.enqueue(cols.traces, trace_id, () => wrap(traceOf({ ...input, trace_id }, at)));
       return { trace_id, status: 'accepted' };
     },
     async getTrace(id) {

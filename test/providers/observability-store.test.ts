@@ -578,30 +578,34 @@ t.test(
   },
 );
 
-t.test('ingest: the id and time are fixed at the call; listeners hear the trace once it is made', async (t) => {
+t.test('ingest: the id and time are fixed at the call; a listener hears each trace at once', async (t) => {
   const s = await openStore({ backend: 'memory' });
-  const p = await storeObservability.create('lazy-ingest', { sweep_interval_ms: 0 }, ctx(s));
+  const p = await storeObservability.create('lazy-ingest', { sweep_interval_ms: 0, write_delay_ms: 600_000 }, ctx(s));
   t.teardown(async () => {
     await p.close!();
     await s.close();
   });
-  const heard: string[] = [];
-  p.onTrace!((tr) => heard.push(tr.trace_id));
+  // No listener: the record is made later, from what the call fixed.
   const before = new Date().toISOString();
   const { trace_id } = await p.ingestTrace!({ name: 'lazy', spans: [] });
-  await new Promise((r) => setTimeout(r, 20));
+  const after = new Date().toISOString();
   const got = await p.getTrace!(trace_id);
-  t.equal(got?.trace_id, trace_id, 'read back before any flush');
-  t.ok(got!.timestamp >= before && got!.timestamp <= new Date().toISOString(), 'stamped at the call');
-  await p.flush!();
-  await new Promise((r) => setImmediate(r));
-  t.same(heard, [trace_id], 'the listener heard it once');
+  t.equal(got?.trace_id, trace_id, 'read back before any write');
+  t.ok(got!.timestamp >= before && got!.timestamp <= after, 'stamped at the call, not at the read');
   await t.rejects(
     p.ingestTrace!({ name: 'bad', timestamp: 'not a time' }),
     RangeError,
     'a bad time fails the call that gave it, not a later batch',
   );
-  t.match(p.writeStats(), { failed: 0 }, 'nothing was queued for it');
+  // With a listener (online evaluation): told at once, not when the batch is written.
+  const heard: string[] = [];
+  p.onTrace!((tr) => heard.push(tr.name));
+  await p.ingestTrace!({ name: 'heard', spans: [] });
+  await new Promise((r) => setImmediate(r));
+  t.same(heard, ['heard'], 'the listener heard it before any write');
+  await p.flush!();
+  t.same(heard, ['heard'], 'and only once');
+  t.match(p.writeStats(), { written: 2, failed: 0 }, 'nothing was queued for the bad one');
 });
 
 t.test(
