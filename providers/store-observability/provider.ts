@@ -9,8 +9,17 @@ import { decodeCursor, hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, 
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
 import { moveRecords } from './move-records.ts';
 import { openOwnStore, ownFileOf } from './sqlite-writer.ts';
-import { collectionsOf, generationOf, isoTime, logOf, scoreOf, timeOrderedId, traceOf } from './records.ts';
-import { RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
+import {
+  collectionNamesOf,
+  collectionsOf,
+  generationOf,
+  isoTime,
+  logOf,
+  scoreOf,
+  timeOrderedId,
+  traceOf,
+} from './records.ts';
+import { cutoffOf, RETENTION_DEFAULTS, startSweeper, sweep, type RetentionOptions } from './retention.ts';
 import { detailOf, newestFirst, sessionsOf } from './sessions.ts';
 import { WRITE_BEHIND_DEFAULTS, WriteBehind, type WriteStats } from './write-behind.ts';
 
@@ -100,7 +109,12 @@ async function create(
     range(q);
     await flushed();
   };
-  const sweeper = startSweeper(cols, retention, ctx.logger, flushed);
+  // On the own SQLite file the writer thread sweeps in SQL; elsewhere the records are read and deleted here.
+  const runSweep = (now = Date.now()) =>
+    own
+      ? own.sweep(collectionNamesOf(name), cutoffOf(retention, now) ?? null, retention.maxRecords)
+      : sweep(cols, retention, now);
+  const sweeper = startSweeper(runSweep, retention, ctx.logger, flushed);
   const endpoint =
     typeof options.otlp_endpoint === 'string' && options.otlp_endpoint
       ? options.otlp_endpoint
@@ -277,7 +291,7 @@ async function create(
     },
     sweep: async (now) => {
       await flushed();
-      return sweep(cols, retention, now);
+      return runSweep(now);
     },
     exportStats: () => otlp?.stats(),
     writeStats: () => writes.writeStats(),

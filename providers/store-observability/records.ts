@@ -21,8 +21,13 @@ export interface Collections {
   scores: Collection<Stored<TraceScore>>;
 }
 
+const KINDS = ['traces', 'logs', 'generations', 'scores'] as const;
+
+/** The store collection names of one instance's four kinds. */
+export const collectionNamesOf = (instance: string): string[] => KINDS.map((k) => `observability:${instance}:${k}`);
+
 export function collectionsOf(store: Pick<Store, 'collection'>, instance: string): Collections {
-  const c = <T>(what: string) => store.collection<Stored<T>>(`observability:${instance}:${what}`);
+  const c = <T>(what: (typeof KINDS)[number]) => store.collection<Stored<T>>(`observability:${instance}:${what}`);
   return { traces: c('traces'), logs: c('logs'), generations: c('generations'), scores: c('scores') };
 }
 

@@ -14,9 +14,13 @@ export interface RetentionOptions {
 
 export const RETENTION_DEFAULTS: RetentionOptions = { maxAgeDays: 30, maxRecords: 100_000, intervalMs: 60_000 };
 
+/** Records stamped before this time are too old (undefined: no age limit). */
+export const cutoffOf = (opts: RetentionOptions, now: number): string | undefined =>
+  opts.maxAgeDays > 0 ? new Date(now - opts.maxAgeDays * 86_400_000).toISOString() : undefined;
+
 /** One kind: drop what is too old, then the oldest beyond the count. Answers how many were deleted. */
 async function sweepOne<T>(col: Collection<Stored<T>>, opts: RetentionOptions, now: number): Promise<number> {
-  const cutoff = opts.maxAgeDays > 0 ? new Date(now - opts.maxAgeDays * 86_400_000).toISOString() : undefined;
+  const cutoff = cutoffOf(opts, now);
   const keep: Array<{ key: string; t: string; seq: string }> = [];
   let deleted = 0;
   for await (const [key, s] of col.entries()) {
@@ -45,7 +49,8 @@ export async function sweep(cols: Collections, opts: RetentionOptions, now = Dat
  * again next time, never thrown into a request.
  */
 export function startSweeper(
-  cols: Collections,
+  /** One sweep: sweep() below, or the SQLite writer thread's (sqlite-writer.ts). */
+  run: () => Promise<number>,
   opts: RetentionOptions,
   logger: FastifyBaseLogger | undefined,
   /** Writes what is queued (write-behind.ts) first, so a queued record is counted and aged like the rest. */
@@ -55,7 +60,7 @@ export function startSweeper(
   const tick = () => {
     if (running) return;
     running = flushed()
-      .then(() => sweep(cols, opts))
+      .then(run)
       .then((n) => {
         if (n > 0) logger?.debug({ deleted: n }, 'observability retention sweep');
       })

@@ -1,7 +1,8 @@
 /**
  * The observability store's background writer (sqlite-writer.ts starts it): a
  * worker thread with its own connection to the provider's SQLite file, writing
- * each batch it is sent in one transaction and answering when it is committed.
+ * each batch it is sent in one transaction and answering when it is committed,
+ * and running retention sweeps.
  *
  * Plain JavaScript on purpose: a worker is a file node loads by itself, and
  * `npm start` runs without a TypeScript loader (the bundle in dist/ keeps
@@ -31,6 +32,24 @@ const write = db.transaction((rows) => {
   for (const [key, j, t, seq] of rows) set.run(key, JSON.stringify({ value: { j, t, seq } }));
 });
 
+/**
+ * Retention for one collection (its key range), in SQL on this thread: records older than the cutoff, then the
+ * oldest beyond `max` by (time, seq), newest kept, as retention.ts does in JavaScript for the other stores.
+ * Read and sorted in SQLite's C, a sweep no longer parses every record on the thread that serves requests.
+ */
+const count = db.prepare('SELECT count(*) AS n FROM keyv WHERE key >= ? AND key < ?');
+const dropOld = db.prepare("DELETE FROM keyv WHERE key >= ? AND key < ? AND json_extract(value, '$.value.t') < ?");
+const dropBeyond = db.prepare(
+  `DELETE FROM keyv WHERE key IN (SELECT key FROM keyv WHERE key >= ? AND key < ?
+     ORDER BY json_extract(value, '$.value.t') DESC, json_extract(value, '$.value.seq') DESC LIMIT -1 OFFSET ?)`,
+);
+/** One transaction per collection: the write lock is never held for the whole sweep. */
+const sweepRange = db.transaction((lo, hi, cutoff, max) => {
+  let deleted = cutoff === null ? 0 : dropOld.run(lo, hi, cutoff).changes;
+  if (count.get(lo, hi).n > max) deleted += dropBeyond.run(lo, hi, max).changes;
+  return deleted;
+});
+
 parentPort.on('message', (msg) => {
   if (msg.close) {
     db.close();
@@ -39,6 +58,12 @@ parentPort.on('message', (msg) => {
     return;
   }
   try {
+    if (msg.sweep) {
+      let deleted = 0;
+      for (const [lo, hi] of msg.sweep.ranges) deleted += sweepRange(lo, hi, msg.sweep.cutoff, msg.sweep.max);
+      parentPort.postMessage({ id: msg.id, deleted });
+      return;
+    }
     write(msg.rows);
     parentPort.postMessage({ id: msg.id });
   } catch (err) {

@@ -25,13 +25,13 @@ import type { Stored } from './list.ts';
 export const OWN_FILE = 'observability.db';
 
 type Row = [key: string, j: string, t: string, seq: string];
-type Reply = { id: number; error?: string };
+type Reply = { id: number; error?: string; deleted?: number };
 
 /** One worker per file, answering each batch once it is committed. */
 export class BackgroundWriter {
   private worker: Worker | undefined;
   private nextId = 0;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
   constructor(
     private readonly file: string,
@@ -39,8 +39,16 @@ export class BackgroundWriter {
   ) {}
 
   /** Write rows in one transaction; resolves when committed, rejects with the writer's error. */
-  write(rows: Row[]): Promise<void> {
-    return this.send({ rows });
+  async write(rows: Row[]): Promise<void> {
+    await this.send({ rows });
+  }
+
+  /**
+   * Retention on the worker, per key range [lo, hi): records whose time is before `cutoff` (null: none by age),
+   * then all but the newest `max` by (time, seq). Answers how many were deleted.
+   */
+  async sweep(ranges: Array<[lo: string, hi: string]>, cutoff: string | null, max: number): Promise<number> {
+    return (await this.send({ sweep: { ranges, cutoff, max } })).deleted ?? 0;
   }
 
   async close(): Promise<void> {
@@ -52,10 +60,14 @@ export class BackgroundWriter {
     await w.terminate();
   }
 
-  private send(body: { rows?: Row[]; close?: boolean }): Promise<void> {
+  private send(body: {
+    rows?: Row[];
+    sweep?: { ranges: Array<[string, string]>; cutoff: string | null; max: number };
+    close?: boolean;
+  }): Promise<Reply> {
     const w = this.started();
     const id = ++this.nextId;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Reply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // Held while an answer is awaited (a shutdown flush must not exit before it), let go when idle.
       if (this.pending.size === 1) w.ref();
@@ -72,10 +84,10 @@ export class BackgroundWriter {
       execArgv: [],
     });
     w.unref();
-    w.on('message', (m: Reply) => this.settle(m.id, m.error));
+    w.on('message', (m: Reply) => this.settle(m.id, m.error, m));
     const fail = (err: Error) => {
       if (this.worker === w) this.worker = undefined;
-      for (const id of [...this.pending.keys()]) this.settle(id, err.message);
+      for (const id of [...this.pending.keys()]) this.settle(id, err.message, { id });
     };
     w.on('error', (err) => {
       this.logger?.warn({ err }, 'observability writer thread failed');
@@ -86,12 +98,12 @@ export class BackgroundWriter {
     return w;
   }
 
-  private settle(id: number, error: string | undefined): void {
+  private settle(id: number, error: string | undefined, reply: Reply): void {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
     if (this.pending.size === 0) this.worker?.unref();
-    if (error === undefined) p.resolve();
+    if (error === undefined) p.resolve(reply);
     else p.reject(new Error(`observability store write failed: ${error}`));
   }
 }
@@ -114,6 +126,8 @@ export interface OwnStore {
   store: Store;
   /** A collection of the own store whose setMany goes through the writer thread. */
   collection<T>(name: string): Collection<T>;
+  /** Retention over these collections, run by the writer thread (see sweep() in the worker). */
+  sweep(collections: string[], cutoff: string | null, max: number): Promise<number>;
   release(): Promise<void>;
 }
 
@@ -138,6 +152,12 @@ export async function openOwnStore(file: string, logger: FastifyBaseLogger | und
           writer.write(entries.map((e) => [prefix + e.key, e.value.j, e.value.t, e.value.seq])),
       });
     },
+    sweep: (collections, cutoff, max) =>
+      writer.sweep(
+        collections.map((c) => [`${keyvNamespace(c)}:`, `${keyvNamespace(c)};`]),
+        cutoff,
+        max,
+      ),
     async release() {
       if (released) return;
       released = true;

@@ -97,24 +97,59 @@ t.test('time range and cursor paging', async (t) => {
   });
 });
 
-t.test('retention removes traces older than the age and beyond the count', async (t) => {
-  const p = await make(() => openStore({ backend: 'sqlite', dataDir: tempDir() }), {
-    retention_days: 7,
-    max_records: 3,
-  })();
-  t.teardown(() => p.close());
-  const now = Date.parse('2026-03-01T00:00:00.000Z');
-  await p.ingestTrace({ trace_id: 'ancient', timestamp: '2026-01-01T00:00:00.000Z' });
-  for (let i = 1; i <= 4; i++) await p.ingestTrace({ trace_id: `r${i}`, timestamp: `2026-02-28T00:00:0${i}.000Z` });
-  await p.ingestLog!({ message: 'old', level: 'info', metadata: {}, timestamp: '2026-01-01T00:00:00.000Z' });
-  const deleted = await p.sweep(now);
-  t.equal(deleted, 3, 'ancient trace, old log, and r1 beyond max_records');
-  t.same(
-    (await p.listTraces!({ limit: 50, offset: 0 })).traces.map((x) => x.trace_id),
-    ['r4', 'r3', 'r2'],
-  );
-  t.equal((await p.listLogs!({ limit: 50, offset: 0 })).total, 0);
-});
+/** Where retention runs: SQL on the writer thread (SQLite's own file), or reading and deleting here. */
+const retentionStores: Array<[string, () => Promise<Store>, Record<string, unknown>]> = [
+  ['SQLite, own file (writer thread, SQL)', () => openStore({ backend: 'sqlite', dataDir: tempDir() }), {}],
+  ['SQLite, core file', () => openStore({ backend: 'sqlite', dataDir: tempDir() }), { own_file: false }],
+  ['memory', () => openStore({ backend: 'memory' }), {}],
+];
+
+for (const [label, store, extra] of retentionStores) {
+  t.test(`retention removes traces older than the age and beyond the count (${label})`, async (t) => {
+    const p = await make(store, { retention_days: 7, max_records: 3, ...extra })();
+    t.teardown(() => p.close());
+    const now = Date.parse('2026-03-01T00:00:00.000Z');
+    await p.ingestTrace({ trace_id: 'ancient', timestamp: '2026-01-01T00:00:00.000Z' });
+    for (let i = 1; i <= 4; i++) await p.ingestTrace({ trace_id: `r${i}`, timestamp: `2026-02-28T00:00:0${i}.000Z` });
+    await p.ingestLog!({ message: 'old', level: 'info', metadata: {}, timestamp: '2026-01-01T00:00:00.000Z' });
+    const deleted = await p.sweep(now);
+    t.equal(deleted, 3, 'ancient trace, old log, and r1 beyond max_records');
+    t.same(
+      (await p.listTraces!({ limit: 50, offset: 0 })).traces.map((x) => x.trace_id),
+      ['r4', 'r3', 'r2'],
+    );
+    t.equal((await p.listLogs!({ limit: 50, offset: 0 })).total, 0);
+  });
+
+  t.test(`retention keeps exactly the newest by (time, order written) (${label})`, async (t) => {
+    const p = await make(store, { retention_days: 30, max_records: 137, ...extra })();
+    t.teardown(() => p.close());
+    const now = Date.parse('2026-03-01T00:00:00.000Z');
+    // 400 traces at shuffled times over 40 days, ten of them sharing one time (ties go to the later written).
+    const times = Array.from({ length: 400 }, (_, i) => now - i * 8_640_000);
+    for (let i = times.length - 1; i > 0; i--) {
+      const j = (i * 7919) % (i + 1);
+      [times[i], times[j]] = [times[j]!, times[i]!];
+    }
+    // The tie sits on the cut: 132 of the other traces are newer, so the 137 kept end inside the group.
+    const tied = times.slice(10).sort((a, b) => b - a)[132]!;
+    const written: Array<{ id: string; at: number }> = times.map((at, i) => ({ id: `t${i}`, at: i < 10 ? tied : at }));
+    for (const w of written) await p.ingestTrace({ trace_id: w.id, timestamp: new Date(w.at).toISOString() });
+    const cutoff = now - 30 * 86_400_000;
+    const expected = written
+      .map((w, order) => ({ ...w, order }))
+      .filter((w) => w.at >= cutoff)
+      .sort((a, b) => b.at - a.at || b.order - a.order)
+      .slice(0, 137)
+      .map((w) => w.id)
+      .sort();
+    const deleted = await p.sweep(now);
+    const left = (await p.listTraces!({ limit: 1000, offset: 0 })).traces.map((x) => x.trace_id).sort();
+    t.equal(expected.filter((id) => Number(id.slice(1)) < 10).length, 4, 'the cut falls inside the tie (4 of 10 kept)');
+    t.same(left, expected, 'the newest 137 within 30 days, ties to the later written');
+    t.equal(deleted, 400 - 137);
+  });
+}
 
 t.test('the periodic sweep runs on its own and stops on close', async (t) => {
   const store = await openStore({ backend: 'memory' });
