@@ -72,7 +72,7 @@ export function decodeCursor(cursor: string): Key {
   );
 }
 
-const encodeCursor = (k: Key) => Buffer.from(JSON.stringify(k), 'utf8').toString('base64url');
+export const encodeCursor = (k: Key) => Buffer.from(JSON.stringify(k), 'utf8').toString('base64url');
 
 export interface Hit<T> {
   v: T;

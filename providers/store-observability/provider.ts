@@ -1,13 +1,16 @@
 import type {
   GenerationRecord,
+  LogEntry,
   ObservabilityCapabilities,
   ObservabilityProvider,
   Trace,
+  TraceScore,
 } from '../../core/primitives/observability.ts';
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
 import { decodeCursor, hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, type Stored } from './list.ts';
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
 import { moveRecords } from './move-records.ts';
+import { eq, sqlListOf } from './sql-list.ts';
 import { openOwnStore, ownFileOf } from './sqlite-writer.ts';
 import {
   collectionNamesOf,
@@ -86,6 +89,8 @@ async function create(
   const ownFile = options.own_file === false ? undefined : ownFileOf(ctx.store);
   const own = ownFile ? await openOwnStore(ownFile, ctx.logger) : undefined;
   const cols = collectionsOf(own ?? ctx.store, name);
+  const [tracesName, logsName, , scoresName] = collectionNamesOf(name);
+  const names = { traces: tracesName!, logs: logsName!, scores: scoresName! };
   if (own) await moveRecords(collectionsOf(ctx.store, name), collectionsOf(own.store, name), ctx.logger);
   const retention: RetentionOptions = {
     maxAgeDays: num(options.retention_days, RETENTION_DEFAULTS.maxAgeDays),
@@ -195,15 +200,28 @@ async function create(
     },
     async listTraces(q) {
       await flushedFor(q);
-      const page = await listOf(
-        cols.traces,
-        (t) =>
-          (q.user_id === undefined || t.user_id === q.user_id) &&
-          (q.session_id === undefined || t.session_id === q.session_id) &&
-          (q.name === undefined || t.name === q.name) &&
-          (q.tag === undefined || t.tags.includes(q.tag)),
-        { ...q, ...range(q) },
-      );
+      const w = { ...q, ...range(q) };
+      const page = own
+        ? await sqlListOf<Trace>(
+            own,
+            names.traces,
+            [
+              eq('$.user_id', q.user_id),
+              eq('$.session_id', q.session_id),
+              eq('$.name', q.name),
+              q.tag === undefined ? undefined : { path: '$.tags', holds: q.tag },
+            ],
+            w,
+          )
+        : await listOf(
+            cols.traces,
+            (t) =>
+              (q.user_id === undefined || t.user_id === q.user_id) &&
+              (q.session_id === undefined || t.session_id === q.session_id) &&
+              (q.name === undefined || t.name === q.name) &&
+              (q.tag === undefined || t.tags.includes(q.tag)),
+            w,
+          );
       return { traces: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async ingestLog(input) {
@@ -213,12 +231,15 @@ async function create(
     },
     async listLogs(q) {
       await flushedFor(q);
-      const page = await listOf(
-        cols.logs,
-        (l) =>
-          (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level),
-        { ...q, ...range(q) },
-      );
+      const w = { ...q, ...range(q) };
+      const page = own
+        ? await sqlListOf<LogEntry>(own, names.logs, [eq('$.trace_id', q.trace_id), eq('$.level', q.level)], w)
+        : await listOf(
+            cols.logs,
+            (l) =>
+              (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level),
+            w,
+          );
       return { logs: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async ingestGeneration(input) {
@@ -252,15 +273,28 @@ async function create(
     },
     async listScores(q) {
       await flushedFor(q);
-      const page = await listOf(
-        cols.scores,
-        (s) =>
-          (q.trace_id === undefined || s.trace_id === q.trace_id) &&
-          (q.name === undefined || s.name === q.name) &&
-          (q.data_type === undefined || s.data_type === q.data_type) &&
-          (q.config_id === undefined || s.metadata.config_id === q.config_id),
-        { ...q, ...range(q) },
-      );
+      const w = { ...q, ...range(q) };
+      const page = own
+        ? await sqlListOf<TraceScore>(
+            own,
+            names.scores,
+            [
+              eq('$.trace_id', q.trace_id),
+              eq('$.name', q.name),
+              eq('$.data_type', q.data_type),
+              eq('$.metadata.config_id', q.config_id),
+            ],
+            w,
+          )
+        : await listOf(
+            cols.scores,
+            (s) =>
+              (q.trace_id === undefined || s.trace_id === q.trace_id) &&
+              (q.name === undefined || s.name === q.name) &&
+              (q.data_type === undefined || s.data_type === q.data_type) &&
+              (q.config_id === undefined || s.metadata.config_id === q.config_id),
+            w,
+          );
       return { scores: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async getScore(id) {

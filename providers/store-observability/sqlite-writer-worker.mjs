@@ -2,7 +2,7 @@
  * The observability store's background writer (sqlite-writer.ts starts it): a
  * worker thread with its own connection to the provider's SQLite file, writing
  * each batch it is sent in one transaction and answering when it is committed,
- * and running retention sweeps.
+ * running retention sweeps and the list queries.
  *
  * Plain JavaScript on purpose: a worker is a file node loads by itself, and
  * `npm start` runs without a TypeScript loader (the bundle in dist/ keeps
@@ -50,6 +50,14 @@ const sweepRange = db.transaction((lo, hi, cutoff, max) => {
   return deleted;
 });
 
+/** Reads sent by the request thread (sql-list.ts): run here so a scan of a large collection never blocks it. */
+const queries = new Map();
+function query(sql, params) {
+  let stmt = queries.get(sql);
+  if (!stmt) queries.set(sql, (stmt = db.prepare(sql)));
+  return stmt.all(...params);
+}
+
 parentPort.on('message', (msg) => {
   if (msg.close) {
     db.close();
@@ -58,6 +66,10 @@ parentPort.on('message', (msg) => {
     return;
   }
   try {
+    if (msg.query) {
+      parentPort.postMessage({ id: msg.id, rows: query(msg.query.sql, msg.query.params) });
+      return;
+    }
     if (msg.sweep) {
       let deleted = 0;
       for (const [lo, hi] of msg.sweep.ranges) deleted += sweepRange(lo, hi, msg.sweep.cutoff, msg.sweep.max);

@@ -25,7 +25,7 @@ import type { Stored } from './list.ts';
 export const OWN_FILE = 'observability.db';
 
 type Row = [key: string, j: string, t: string, seq: string];
-type Reply = { id: number; error?: string; deleted?: number };
+type Reply = { id: number; error?: string; deleted?: number; rows?: unknown[] };
 
 /** One worker per file, answering each batch once it is committed. */
 export class BackgroundWriter {
@@ -51,6 +51,11 @@ export class BackgroundWriter {
     return (await this.send({ sweep: { ranges, cutoff, max } })).deleted ?? 0;
   }
 
+  /** A read on the worker's connection; answers its rows. */
+  async query<R>(sql: string, params: Array<string | number | null>): Promise<R[]> {
+    return ((await this.send({ query: { sql, params } })).rows ?? []) as R[];
+  }
+
   async close(): Promise<void> {
     if (!this.worker) return;
     const w = this.worker;
@@ -63,6 +68,7 @@ export class BackgroundWriter {
   private send(body: {
     rows?: Row[];
     sweep?: { ranges: Array<[string, string]>; cutoff: string | null; max: number };
+    query?: { sql: string; params: Array<string | number | null> };
     close?: boolean;
   }): Promise<Reply> {
     const w = this.started();
@@ -128,6 +134,8 @@ export interface OwnStore {
   collection<T>(name: string): Collection<T>;
   /** Retention over these collections, run by the writer thread (see sweep() in the worker). */
   sweep(collections: string[], cutoff: string | null, max: number): Promise<number>;
+  /** A read run by the writer thread (sql-list.ts). */
+  query<R>(sql: string, params: Array<string | number | null>): Promise<R[]>;
   release(): Promise<void>;
 }
 
@@ -158,6 +166,7 @@ export async function openOwnStore(file: string, logger: FastifyBaseLogger | und
         cutoff,
         max,
       ),
+    query: (sql, params) => writer.query(sql, params),
     async release() {
       if (released) return;
       released = true;

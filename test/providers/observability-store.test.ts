@@ -151,6 +151,112 @@ for (const [label, store, extra] of retentionStores) {
   });
 }
 
+t.test(
+  'lists in SQL on the own file answer as the scan in JavaScript does: filters, windows, offsets, cursors',
+  async (t) => {
+    const dataDir = tempDir();
+    const core = await openStore({ backend: 'sqlite', dataDir });
+    const sql = await storeObservability.create('lists', { sweep_interval_ms: 0 }, ctx(core));
+    const js = await storeObservability.create('lists', { sweep_interval_ms: 0, own_file: false }, ctx(core));
+    t.teardown(async () => {
+      await sql.close();
+      await js.close();
+      await core.close();
+    });
+    // Few distinct times, so many records tie on time and order by the sequence they were written in.
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i % 13)).toISOString();
+    for (const p of [sql, js]) {
+      for (let i = 0; i < 240; i++) {
+        await p.ingestTrace({
+          trace_id: `tr${i}`,
+          name: `agent:${i % 3}`,
+          user_id: `u${i % 5}`,
+          session_id: `s${i % 7}`,
+          tags: i % 4 === 0 ? ['agent', 'x'] : ['agent'],
+          timestamp: at(i),
+        });
+        if (i % 3 === 0)
+          await p.ingestLog!({
+            message: `m${i}`,
+            level: i % 2 ? 'info' : 'error',
+            trace_id: `tr${i % 11}`,
+            metadata: {},
+          });
+        if (i % 5 === 0)
+          await p.ingestScore!({
+            trace_id: `tr${i % 9}`,
+            name: i % 2 ? 'a' : 'b',
+            value: i % 2 ? 1 : 'c',
+            data_type: i % 2 ? 'NUMERIC' : 'CATEGORICAL',
+            metadata: i % 3 ? { config_id: `c${i % 2}` } : {},
+          });
+      }
+      await p.flush!();
+    }
+    const mid = at(6);
+    const idsOf = (items: Array<Record<string, unknown>>, key: string) => items.map((x) => x[key]);
+    /** Every page of a query, by cursor from the first. */
+    const walk = async (
+      list: (c?: string) => Promise<{ items: Array<Record<string, unknown>>; next: string | null }>,
+    ) => {
+      const all: unknown[][] = [];
+      let cursor: string | undefined;
+      for (let n = 0; n < 100; n++) {
+        const page = await list(cursor);
+        all.push(page.items.map((x) => x.trace_id ?? x.log_id ?? x.score_id));
+        if (!page.next) break;
+        cursor = page.next;
+      }
+      return all;
+    };
+    const traceQueries = [
+      {},
+      { user_id: 'u3' },
+      { session_id: 's2', name: 'agent:1' },
+      { tag: 'x' },
+      { tag: 'nothing' },
+      { from: mid },
+      { to: mid, user_id: 'u1' },
+      { offset: 17 },
+      { offset: 500 },
+    ];
+    for (const q of traceQueries) {
+      const base = { limit: 9, offset: 0, ...q };
+      const [a, b] = [await sql.listTraces!(base), await js.listTraces!(base)];
+      t.same(idsOf(a.traces, 'trace_id'), idsOf(b.traces, 'trace_id'), `traces ${JSON.stringify(q)}`);
+      t.equal(a.total, b.total, `total ${JSON.stringify(q)}`);
+      t.equal(a.next_cursor === null, b.next_cursor === null, `next page ${JSON.stringify(q)}`);
+      const pages = (p: StoreObservability) =>
+        walk(async (cursor) => {
+          const r = await p.listTraces!({ ...base, offset: 0, ...(cursor ? { cursor } : {}) });
+          return { items: r.traces, next: r.next_cursor ?? null };
+        });
+      t.same(await pages(sql), await pages(js), `every page by cursor ${JSON.stringify(q)}`);
+    }
+    for (const q of [{}, { level: 'error' }, { trace_id: 'tr3' }, { trace_id: 'tr3', level: 'info' }]) {
+      const base = { limit: 7, offset: 0, ...q };
+      const [a, b] = [await sql.listLogs!(base), await js.listLogs!(base)];
+      t.same(
+        a.logs.map((l) => l.message),
+        b.logs.map((l) => l.message),
+        `logs ${JSON.stringify(q)}`,
+      );
+      t.equal(a.total, b.total);
+    }
+    for (const q of [{}, { trace_id: 'tr0' }, { name: 'a', data_type: 'NUMERIC' as const }, { config_id: 'c1' }]) {
+      const base = { limit: 5, offset: 0, ...q };
+      const [a, b] = [await sql.listScores!(base), await js.listScores!(base)];
+      t.same(
+        a.scores.map((s) => [s.trace_id, s.name, s.value]),
+        b.scores.map((s) => [s.trace_id, s.name, s.value]),
+        `scores ${JSON.stringify(q)}`,
+      );
+      t.equal(a.total, b.total);
+    }
+    t.ok((await sql.listTraces!({ limit: 5, offset: 0, user_id: 'u3' })).total > 0, 'the filters match something');
+  },
+);
+
 t.test('the periodic sweep runs on its own and stops on close', async (t) => {
   const store = await openStore({ backend: 'memory' });
   const p = await storeObservability.create('swept', { retention_days: 1, sweep_interval_ms: 20 }, ctx(store));
