@@ -1,16 +1,27 @@
 import type {
   GenerationRecord,
-  LogEntry,
   ObservabilityCapabilities,
   ObservabilityProvider,
   Trace,
-  TraceScore,
 } from '../../core/primitives/observability.ts';
 import type { ProviderContext, ProviderFactory } from '../../core/provider.ts';
-import { decodeCursor, hitsOf, inRange, listOf, pageOf, unwrap, wrap, type Hit, type Stored } from './list.ts';
+import {
+  decodeCursor,
+  hitsOf,
+  inRange,
+  listOf,
+  pageOf,
+  unwrap,
+  wrap,
+  type Hit,
+  type Page,
+  type Stored,
+  type Window,
+} from './list.ts';
+import type { Collection } from '../../core/store-types.ts';
 import { startOtlp, type ExportStats, type OtlpExport } from './otlp.ts';
 import { moveRecords } from './move-records.ts';
-import { eq, sqlListOf } from './sql-list.ts';
+import { eq, holds, matchesAll, sqlListOf, type Match } from './sql-list.ts';
 import { openOwnStore, ownFileOf } from './sqlite-writer.ts';
 import {
   collectionNamesOf,
@@ -120,6 +131,16 @@ async function create(
       ? own.sweep(collectionNamesOf(name), cutoffOf(retention, now) ?? null, retention.maxRecords)
       : sweep(cols, retention, now);
   const sweeper = startSweeper(runSweep, retention, ctx.logger, flushed);
+  /** A filtered, windowed page of one kind: SQL on the writer thread (own file), else a scan here. */
+  const listed = <T>(
+    col: Collection<Stored<T>>,
+    collection: string,
+    q: Window,
+    matches: Array<Match | undefined>,
+  ): Promise<Page<T>> => {
+    const w = { ...q, ...range(q) };
+    return own ? sqlListOf<T>(own, collection, matches, w) : listOf(col, (v) => matchesAll(v, matches), w);
+  };
   const endpoint =
     typeof options.otlp_endpoint === 'string' && options.otlp_endpoint
       ? options.otlp_endpoint
@@ -200,28 +221,12 @@ async function create(
     },
     async listTraces(q) {
       await flushedFor(q);
-      const w = { ...q, ...range(q) };
-      const page = own
-        ? await sqlListOf<Trace>(
-            own,
-            names.traces,
-            [
-              eq('$.user_id', q.user_id),
-              eq('$.session_id', q.session_id),
-              eq('$.name', q.name),
-              q.tag === undefined ? undefined : { path: '$.tags', holds: q.tag },
-            ],
-            w,
-          )
-        : await listOf(
-            cols.traces,
-            (t) =>
-              (q.user_id === undefined || t.user_id === q.user_id) &&
-              (q.session_id === undefined || t.session_id === q.session_id) &&
-              (q.name === undefined || t.name === q.name) &&
-              (q.tag === undefined || t.tags.includes(q.tag)),
-            w,
-          );
+      const page = await listed(cols.traces, names.traces, q, [
+        eq('$.user_id', q.user_id),
+        eq('$.session_id', q.session_id),
+        eq('$.name', q.name),
+        holds('$.tags', q.tag),
+      ]);
       return { traces: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async ingestLog(input) {
@@ -231,15 +236,7 @@ async function create(
     },
     async listLogs(q) {
       await flushedFor(q);
-      const w = { ...q, ...range(q) };
-      const page = own
-        ? await sqlListOf<LogEntry>(own, names.logs, [eq('$.trace_id', q.trace_id), eq('$.level', q.level)], w)
-        : await listOf(
-            cols.logs,
-            (l) =>
-              (q.trace_id === undefined || l.trace_id === q.trace_id) && (q.level === undefined || l.level === q.level),
-            w,
-          );
+      const page = await listed(cols.logs, names.logs, q, [eq('$.trace_id', q.trace_id), eq('$.level', q.level)]);
       return { logs: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async ingestGeneration(input) {
@@ -273,28 +270,12 @@ async function create(
     },
     async listScores(q) {
       await flushedFor(q);
-      const w = { ...q, ...range(q) };
-      const page = own
-        ? await sqlListOf<TraceScore>(
-            own,
-            names.scores,
-            [
-              eq('$.trace_id', q.trace_id),
-              eq('$.name', q.name),
-              eq('$.data_type', q.data_type),
-              eq('$.metadata.config_id', q.config_id),
-            ],
-            w,
-          )
-        : await listOf(
-            cols.scores,
-            (s) =>
-              (q.trace_id === undefined || s.trace_id === q.trace_id) &&
-              (q.name === undefined || s.name === q.name) &&
-              (q.data_type === undefined || s.data_type === q.data_type) &&
-              (q.config_id === undefined || s.metadata.config_id === q.config_id),
-            w,
-          );
+      const page = await listed(cols.scores, names.scores, q, [
+        eq('$.trace_id', q.trace_id),
+        eq('$.name', q.name),
+        eq('$.data_type', q.data_type),
+        eq('$.metadata.config_id', q.config_id),
+      ]);
       return { scores: page.items, total: page.total, next_cursor: page.next_cursor };
     },
     async getScore(id) {

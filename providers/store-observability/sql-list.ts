@@ -72,3 +72,23 @@ export async function sqlListOf<T>(
 /** `field = value` when the query names a value. */
 export const eq = (path: string, value: string | undefined): Match | undefined =>
   value === undefined ? undefined : { path, equals: value };
+
+/** `array field holds value` when the query names a value. */
+export const holds = (path: string, value: string | undefined): Match | undefined =>
+  value === undefined ? undefined : { path, holds: value };
+
+/** The field a path ('$.a.b') names in a record. */
+function fieldOf(record: unknown, path: string): unknown {
+  let v = record;
+  for (const k of path.slice(2).split('.')) v = (v as Record<string, unknown> | null | undefined)?.[k];
+  return v;
+}
+
+/** The same matches, on a record in hand (the scan in JavaScript, for stores other than the own file). */
+export function matchesAll(record: unknown, matches: Array<Match | undefined>): boolean {
+  return matches.every((m) => {
+    if (!m) return true;
+    const v = fieldOf(record, m.path);
+    return 'equals' in m ? v === m.equals : Array.isArray(v) && v.includes(m.holds);
+  });
+}
