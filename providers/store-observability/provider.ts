@@ -100,8 +100,7 @@ async function create(
   const ownFile = options.own_file === false ? undefined : ownFileOf(ctx.store);
   const own = ownFile ? await openOwnStore(ownFile, ctx.logger) : undefined;
   const cols = collectionsOf(own ?? ctx.store, name);
-  const [tracesName, logsName, , scoresName] = collectionNamesOf(name);
-  const names = { traces: tracesName!, logs: logsName!, scores: scoresName! };
+  const names = collectionNamesOf(name);
   if (own) await moveRecords(collectionsOf(ctx.store, name), collectionsOf(own.store, name), ctx.logger);
   const retention: RetentionOptions = {
     maxAgeDays: num(options.retention_days, RETENTION_DEFAULTS.maxAgeDays),
@@ -128,7 +127,7 @@ async function create(
   // On the own SQLite file the writer thread sweeps in SQL; elsewhere the records are read and deleted here.
   const runSweep = (now = Date.now()) =>
     own
-      ? own.sweep(collectionNamesOf(name), cutoffOf(retention, now) ?? null, retention.maxRecords)
+      ? own.sweep(Object.values(names), cutoffOf(retention, now) ?? null, retention.maxRecords)
       : sweep(cols, retention, now);
   const sweeper = startSweeper(runSweep, retention, ctx.logger, flushed);
   /** A filtered, windowed page of one kind: SQL on the writer thread (own file), else a scan here. */

@@ -21,14 +21,22 @@ export interface Collections {
   scores: Collection<Stored<TraceScore>>;
 }
 
-const KINDS = ['traces', 'logs', 'generations', 'scores'] as const;
-
-/** The store collection names of one instance's four kinds. */
-export const collectionNamesOf = (instance: string): string[] => KINDS.map((k) => `observability:${instance}:${k}`);
+/** The store collection names of one instance's four kinds (the instance name keeps instances apart). */
+export const collectionNamesOf = (instance: string): Record<keyof Collections, string> => ({
+  traces: `observability:${instance}:traces`,
+  logs: `observability:${instance}:logs`,
+  generations: `observability:${instance}:generations`,
+  scores: `observability:${instance}:scores`,
+});
 
 export function collectionsOf(store: Pick<Store, 'collection'>, instance: string): Collections {
-  const c = <T>(what: (typeof KINDS)[number]) => store.collection<Stored<T>>(`observability:${instance}:${what}`);
-  return { traces: c('traces'), logs: c('logs'), generations: c('generations'), scores: c('scores') };
+  const n = collectionNamesOf(instance);
+  return {
+    traces: store.collection(n.traces),
+    logs: store.collection(n.logs),
+    generations: store.collection(n.generations),
+    scores: store.collection(n.scores),
+  };
 }
 
 /** `n` (at most 16) random bytes as hex, from the same pool: OpenTelemetry span ids (8) and trace ids (16). */
