@@ -183,6 +183,21 @@ t.test('agents semantic discovery uses the same engine', async (t) => {
   t.ok(r.json().agents[0].relevance_score <= 1);
 });
 
+t.test("query words named like Object.prototype's members are words like any other", async (t) => {
+  const { app, admin } = await setup(t);
+  // `constructor` found Object.prototype's function in the abbreviations table: a 500 (the route fuzzer's find).
+  for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    const agents = await app.inject({
+      method: 'POST',
+      url: `/api/agents/discover/semantic?query=${word}`,
+      headers: admin,
+    });
+    t.equal(agents.statusCode, 200, `agents: ${word}: ${agents.body}`);
+    const all = await search(app, admin, { query: `${word} agent` });
+    t.equal(all.statusCode, 200, `search: ${word}: ${all.body}`);
+  }
+});
+
 t.test('an OpenAI-compatible embeddings endpoint joins the word vectors', async (t) => {
   // A fake endpoint speaking the wire protocol: 4-dim vectors keyed on a few topic words.
   const topics = ['weather', 'payment', 'code', 'email'];

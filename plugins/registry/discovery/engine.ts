@@ -193,13 +193,13 @@ export class DiscoveryEngine {
     const kindsNamed = new Set<EntityKind>();
     const typed = new Set<string>();
     for (const w of words(query)) {
-      const hint = KIND_WORDS[w];
+      const hint = KIND_WORDS.get(w);
       if (hint) kindsNamed.add(hint);
       if (STOPWORDS.has(w) || typed.has(w) || w.length < 2) continue;
       typed.add(w);
       const t = stem(w);
       // An abbreviation the index lacks is carried by its spelled-out words (words() emitted them next).
-      if (EXPANSIONS[w] && !this.bm25.has(t)) continue;
+      if (EXPANSIONS.has(w) && !this.bm25.has(t)) continue;
       const say = this.wordWeight?.(w) ?? 1;
       if (this.bm25.has(t)) {
         out.push({ term: t, weight: 1, normWeight: say });

@@ -4,25 +4,30 @@ import { terms } from './tokens.ts';
 
 /** Small parts of ranking the engine's search uses: kind words, ordering, the kept-best list, match context. */
 
-/** Words that say which kind of thing the person wants. */
-export const KIND_WORDS: Record<string, EntityKind> = {
-  agent: 'a2a_agent',
-  agents: 'a2a_agent',
-  assistant: 'a2a_agent',
-  bot: 'a2a_agent',
-  someone: 'a2a_agent',
-  skill: 'skill',
-  skills: 'skill',
-  playbook: 'skill',
-  instructions: 'skill',
-  guide: 'skill',
-  server: 'mcp_server',
-  servers: 'mcp_server',
-  integration: 'mcp_server',
-  tool: 'tool',
-  tools: 'tool',
-  function: 'tool',
-};
+/**
+ * Words that say which kind of thing the person wants. A Map, as EXPANSIONS (tokens.ts): an object answered a
+ * query word like `constructor` with Object.prototype's function.
+ */
+export const KIND_WORDS: ReadonlyMap<string, EntityKind> = new Map(
+  Object.entries({
+    agent: 'a2a_agent',
+    agents: 'a2a_agent',
+    assistant: 'a2a_agent',
+    bot: 'a2a_agent',
+    someone: 'a2a_agent',
+    skill: 'skill',
+    skills: 'skill',
+    playbook: 'skill',
+    instructions: 'skill',
+    guide: 'skill',
+    server: 'mcp_server',
+    servers: 'mcp_server',
+    integration: 'mcp_server',
+    tool: 'tool',
+    tools: 'tool',
+    function: 'tool',
+  }) as Array<[string, EntityKind]>,
+);
 
 export interface Entry {
   slot: number;

@@ -22,26 +22,30 @@ export const STOPWORDS = new Set(
 /**
  * Abbreviations people and catalogs write, spelled out beside the short form
  * (docs and queries alike), so `PRs` finds pull requests and `k8s` Kubernetes.
+ * A Map, not an object: looked up by any word of a query, an object answered
+ * `constructor` with Object.prototype's function (a 500 the route fuzzer found).
  */
-export const EXPANSIONS: Record<string, string[]> = {
-  pr: ['pull', 'request'],
-  prs: ['pull', 'requests'],
-  k8s: ['kubernetes'],
-  db: ['database'],
-  dbs: ['databases'],
-  repo: ['repository'],
-  repos: ['repositories'],
-  docs: ['documentation'],
-  msg: ['message'],
-  i18n: ['internationalization', 'localization'],
-  l10n: ['localization'],
-  fx: ['foreign', 'exchange'],
-  crm: ['customer', 'relationship', 'management'],
-  seo: ['search', 'engine', 'optimization'],
-  hr: ['human', 'resources'],
-  sre: ['site', 'reliability'],
-  vcs: ['version', 'control'],
-};
+export const EXPANSIONS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries({
+    pr: ['pull', 'request'],
+    prs: ['pull', 'requests'],
+    k8s: ['kubernetes'],
+    db: ['database'],
+    dbs: ['databases'],
+    repo: ['repository'],
+    repos: ['repositories'],
+    docs: ['documentation'],
+    msg: ['message'],
+    i18n: ['internationalization', 'localization'],
+    l10n: ['localization'],
+    fx: ['foreign', 'exchange'],
+    crm: ['customer', 'relationship', 'management'],
+    seo: ['search', 'engine', 'optimization'],
+    hr: ['human', 'resources'],
+    sre: ['site', 'reliability'],
+    vcs: ['version', 'control'],
+  }),
+);
 
 /** Lowercase tokens split on anything but letters and digits, identifiers kept whole (`getweather`). */
 export function rawWords(text: string): string[] {
@@ -65,7 +69,7 @@ export function words(text: string): string[] {
     const rest = token.slice(1);
     if (rest === rest.toLowerCase()) {
       out.push(lower);
-      const more = EXPANSIONS[lower];
+      const more = EXPANSIONS.get(lower);
       if (more) out.push(...more);
       continue;
     }
@@ -80,7 +84,7 @@ export function words(text: string): string[] {
     if (parts.length > 1) out.push(lower);
     for (const p of parts) {
       out.push(p);
-      const more = EXPANSIONS[p];
+      const more = EXPANSIONS.get(p);
       if (more) out.push(...more);
     }
   }
