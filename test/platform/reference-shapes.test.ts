@@ -1,5 +1,6 @@
 import t from 'tap';
 import { makeApp } from '../helpers/app.ts';
+import { toolChoiceObject } from '../../plugins/platform/llm/reference-shapes.ts';
 import { ALICE_BOB_ROOT, apiKeyUsers, keyHeader } from '../fixtures/api-key-users.ts';
 
 /**
@@ -112,6 +113,14 @@ t.test('memory: a fork takes branch_name; strategies take the wrapper and the sh
     payload: { strategy: { name: 'no type' } },
   });
   t.equal(bad.statusCode, 422, 'a strategy without a type is refused');
+});
+
+t.test('llm: a tool_choice string names a tool unless it is one of the named choices', async (t) => {
+  t.same(toolChoiceObject('required'), { type: 'any' });
+  t.same(toolChoiceObject('get_weather'), { type: 'tool', name: 'get_weather' });
+  // Own keys only: `constructor` and `toString` were Object.prototype's members, not tool names.
+  t.same(toolChoiceObject('constructor'), { type: 'tool', name: 'constructor' });
+  t.same(toolChoiceObject('toString'), { type: 'tool', name: 'toString' });
 });
 
 t.test('llm: tool_choice strings and objects; noop with tools answers and calls none', async (t) => {

@@ -118,6 +118,14 @@ t.test('an analyzer that is not installed fails the scan; asked for by a rescan 
   const r400 = await app.inject({ method: 'POST', url: '/api/servers/calc/rescan?analyzers=nope', headers: admin });
   t.equal(r400.statusCode, 400);
   t.match(r400.json().detail, /Unknown analyzer 'nope'. Available: .*yara/);
+  // A name Object.prototype has is unknown too (it read as "not available: function Object()" with a 501).
+  const proto = await app.inject({
+    method: 'POST',
+    url: '/api/servers/calc/rescan?analyzers=constructor',
+    headers: admin,
+  });
+  t.equal(proto.statusCode, 400);
+  t.match(proto.json().detail, /Unknown analyzer 'constructor'/);
   // A clean rescan with installed analyzers lifts the block the failed scan set.
   const ok = await app.inject({ method: 'POST', url: '/api/servers/calc/rescan?analyzers=yara', headers: admin });
   t.match(ok.json(), { status: 'SAFE', is_enabled: true });

@@ -23,7 +23,8 @@ const NAMED: Record<string, string> = { auto: 'auto', any: 'any', required: 'any
 /** The object form of a tool_choice given as a string; objects pass unchanged. */
 export function toolChoiceObject(choice: string | Record<string, unknown>): Record<string, unknown> {
   if (typeof choice !== 'string') return choice;
-  const named = NAMED[choice];
+  // Own keys only: a tool named `constructor` is a tool, not Object.prototype's member.
+  const named = Object.hasOwn(NAMED, choice) ? NAMED[choice] : undefined;
   return named ? { type: named } : { type: 'tool', name: choice };
 }
 

@@ -113,7 +113,7 @@ function extensionData(body: Record<string, unknown>): Record<string, unknown> {
       ? (body.metadata as Record<string, unknown>)
       : {};
   const unknown = Object.entries(body).filter(
-    ([k]) => k !== 'metadata' && !KNOWN.has(k) && !(k in CAMEL_ALIASES) && !SERVER_CONTROLLED.has(k),
+    ([k]) => k !== 'metadata' && !KNOWN.has(k) && !Object.hasOwn(CAMEL_ALIASES, k) && !SERVER_CONTROLLED.has(k),
   );
   return withoutServerFields({ ...given, ...Object.fromEntries(unknown) });
 }

@@ -54,7 +54,8 @@ export class AnalyzerSet {
     if (!p && name === 'llm')
       return `Analyzer 'llm' has no judge for ${kind}s: set ${LLM_KEY_VARS[kind].join(' or ')} (an OpenAI-compatible API key; OPENAI_BASE_URL for another endpoint) or configure a scanners instance named 'llm' of type llm`;
     if (!p) {
-      const why = UNAVAILABLE[name];
+      // Own keys only: an analyzer asked for as `constructor` is unknown, not Object.prototype's member.
+      const why = Object.hasOwn(UNAVAILABLE, name) ? UNAVAILABLE[name] : undefined;
       return why
         ? `Analyzer '${name}' is not available: ${why}`
         : `Unknown analyzer '${name}'. Available: ${this.names().join(', ') || '(none)'}`;
@@ -68,7 +69,7 @@ export class AnalyzerSet {
     for (const n of names) {
       const problem = this.problem(n, kind);
       if (!problem) continue;
-      if (UNAVAILABLE[n] && !this.providers.get('scanners', n))
+      if (Object.hasOwn(UNAVAILABLE, n) && !this.providers.get('scanners', n))
         throw notImplemented('SB_ERR_SCAN_ANALYZER_UNAVAILABLE', problem);
       throw badRequest('SB_ERR_SCAN_ANALYZER_UNKNOWN', problem);
     }
