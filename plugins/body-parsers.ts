@@ -30,17 +30,32 @@ function limitError(
  */
 const MAYBE_OVERFLOW = /[eE]\+?\d{3}|\d{300}/;
 
-/** The path to the first non-finite number in a parsed body (depth is bounded by now), or undefined. */
-function infinitePath(value: unknown): Array<string | number> | undefined {
+/** The path to the first value or key of a parsed body that `bad` flags (depth is bounded by now), or undefined. */
+function pathWhere(value: unknown, bad: (v: unknown) => boolean): Array<string | number> | undefined {
   const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
   while (stack.length) {
     const [v, path] = stack.pop()!;
-    if (typeof v === 'number' && !Number.isFinite(v)) return path;
+    if (bad(v)) return path;
     if (v && typeof v === 'object')
-      for (const [k, c] of Object.entries(v)) stack.push([c, [...path, Array.isArray(v) ? Number(k) : k]]);
+      for (const [k, c] of Object.entries(v)) {
+        const at = [...path, Array.isArray(v) ? Number(k) : k];
+        if (!Array.isArray(v) && bad(k)) return at;
+        stack.push([c, at]);
+      }
   }
   return undefined;
 }
+
+const infinite = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
+
+/**
+ * JSON may escape half of a UTF-16 surrogate pair alone (`"\ud800"`). That is not Unicode text: stored, it comes
+ * back changed (SQLite writes U+FFFD), and key encoders throw on it (a 500 the route fuzzer found). Only a body
+ * whose text holds a surrogate escape is walked; the refusal names where.
+ */
+const MAYBE_SURROGATE = /\\u[dD][89a-fA-F]/;
+const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unpaired = (v: unknown) => typeof v === 'string' && UNPAIRED.test(v);
 
 /**
  * Fastify's parser says only "Body is not valid JSON"; the caller needs to know where, or that the
@@ -74,7 +89,20 @@ export default fp<{ limits: JsonLimits }>(
       if (v) return done(limitError(body as string, v, limits, []), undefined);
       parseJson(request, body as string, (err, value) => {
         if (err) return done(explained(err, body as string), undefined);
-        const overflow = MAYBE_OVERFLOW.test(body as string) ? infinitePath(value) : undefined;
+        const broken = MAYBE_SURROGATE.test(body as string) ? pathWhere(value, unpaired) : undefined;
+        if (broken) {
+          return done(
+            unprocessable('SB_ERR_JSON_UNPAIRED_SURROGATE', [
+              {
+                loc: ['body', ...broken],
+                msg: 'This text holds half of a UTF-16 surrogate pair (a \\uD800-\\uDFFF escape alone), which is not valid Unicode; send well-formed text',
+                type: 'json_string',
+              },
+            ]),
+            undefined,
+          );
+        }
+        const overflow = MAYBE_OVERFLOW.test(body as string) ? pathWhere(value, infinite) : undefined;
         if (overflow) {
           return done(
             unprocessable('SB_ERR_JSON_NUMBER_OUT_OF_RANGE', [

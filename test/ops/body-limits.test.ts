@@ -179,3 +179,31 @@ t.test('numbers that are not finite are refused: in JSON bodies and in coerced q
   });
   t.equal(fine.statusCode, 200, 'large finite numbers and strings that look like exponents pass');
 });
+
+t.test('half a surrogate pair in a JSON string or key is refused, naming where; whole pairs pass', async (t) => {
+  // Found by test/fuzz/routes.test.ts: a memory event's branch "\ud800" reached a key encoder and answered 500.
+  const app = await makeApp(t, {}, { beforeSurfaces: echo });
+  const post = (payload: string) =>
+    app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload });
+  for (const [payload, loc] of [
+    ['{"messages":[{"text":"a"}],"branch":"x\\ud800"}', ['body', 'branch']],
+    ['{"list":["ok","\\udc00 low alone"]}', ['body', 'list', 1]],
+    ['{"m":{"\\ud83d":1}}', ['body', 'm', '\ud83d']],
+  ] as const) {
+    const res = await post(payload);
+    t.equal(res.statusCode, 422, payload);
+    t.equal(res.json().code, 'SB_ERR_JSON_UNPAIRED_SURROGATE');
+    t.same(res.json().detail[0].loc, loc, `loc of ${payload}`);
+    t.match(res.json().detail[0].msg, /surrogate pair.*send well-formed text/);
+  }
+  const emoji = await post('{"s":"\\ud83d\\ude00","t":"\\\\ud800 is text here"}');
+  t.equal(emoji.statusCode, 200, 'a whole pair, and an escaped backslash before u, pass');
+  t.same(emoji.json(), { got: { s: '😀', t: '\\ud800 is text here' } });
+  const memory = await app.inject({
+    method: 'POST',
+    url: '/api/v1/memory/sessions/a/s/events',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"messages":[{"text":"hi","role":"user"}],"branch":"\\ud800"}',
+  });
+  t.equal(memory.statusCode, 422, `the fuzzer's request: ${memory.body}`);
+});
