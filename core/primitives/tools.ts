@@ -20,7 +20,8 @@ export const ToolList = Type.Object({ tools: Type.Array(Tool), total: Type.Integ
 export type ToolList = Static<typeof ToolList>;
 
 export const ToolSearchQuery = Type.Object({
-  query: Type.String({ minLength: 1 }),
+  // The registry's own search takes at most 512 characters (plugins/registry/discovery/routes.ts).
+  query: Type.String({ minLength: 1, maxLength: 512 }),
   max_results: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
 });
 export type ToolSearchQuery = Static<typeof ToolSearchQuery>;

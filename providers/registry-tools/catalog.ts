@@ -1,4 +1,4 @@
-import { unavailable } from '../../core/errors.ts';
+import { unavailable, unprocessable } from '../../core/errors.ts';
 import type { McpServer, Tool } from '../../core/primitives/tools.ts';
 import type { RegistryLink } from '../../core/registry-link.ts';
 import { ToolAccessDenied } from '../../core/primitives/tools.ts';
@@ -135,6 +135,12 @@ export class RegistryCatalog {
     if (res.status === 404 || res.status === 405) return undefined;
     if (res.status === 401 || res.status === 403)
       throw new ToolAccessDenied(`The registry refused to search for this caller (${res.status}): ${await res.text()}`);
+    // A search the registry refuses as asked (400, 422) is the caller's to fix, not an outage: its detail is passed on.
+    if (res.status === 400 || res.status === 422) {
+      const refused = (await res.json().catch(() => ({}))) as { detail?: unknown };
+      const why = typeof refused.detail === 'string' ? refused.detail : JSON.stringify(refused.detail ?? res.status);
+      throw unprocessable('SB_ERR_TOOLS_SEARCH_REFUSED', `The registry refused this search: ${why}`);
+    }
     if (!res.ok)
       throw unavailable(
         'SB_ERR_TOOLS_REGISTRY_UNAVAILABLE',

@@ -91,6 +91,12 @@ t.test('registry tools: search, invoke, schema checks, MCP errors, scopes and cr
     'search finds everything__echo',
   );
   t.ok(search.json().matches.length <= 5, 'max_results caps the list');
+  // The route fuzzer found both answering 503 "registry unavailable": they are the caller's to fix.
+  const long = await app.inject({ method: 'GET', url: `/api/v1/tools/search?query=${'y'.repeat(513)}`, headers: user });
+  t.equal(long.statusCode, 422, 'a query longer than the registry takes is refused at the route');
+  const blank = await app.inject({ method: 'GET', url: '/api/v1/tools/search?query=%20%20%20', headers: user });
+  t.equal(blank.statusCode, 422, blank.body);
+  t.match(blank.json(), { code: 'SB_ERR_TOOLS_SEARCH_REFUSED', detail: /registry refused this search: .*empty/ });
 
   const one = await app.inject({ method: 'GET', url: '/api/v1/tools/everything__echo', headers: user });
   t.equal(one.statusCode, 200);
