@@ -57,6 +57,24 @@ const MAYBE_SURROGATE = /\\u[dD][89a-fA-F]/;
 const UNPAIRED = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const unpaired = (v: unknown) => typeof v === 'string' && UNPAIRED.test(v);
 
+/** What a parsed JSON body must not hold: a text test that finds candidates, and the value test that decides. */
+const VALUE_CHECKS = [
+  {
+    maybe: MAYBE_SURROGATE,
+    bad: unpaired,
+    code: 'SB_ERR_JSON_UNPAIRED_SURROGATE',
+    type: 'json_string',
+    msg: 'This text holds half of a UTF-16 surrogate pair (a \\uD800-\\uDFFF escape alone), which is not valid Unicode; send well-formed text',
+  },
+  {
+    maybe: MAYBE_OVERFLOW,
+    bad: infinite,
+    code: 'SB_ERR_JSON_NUMBER_OUT_OF_RANGE',
+    type: 'json_number',
+    msg: 'This number is too large for a double (it parses as Infinity)',
+  },
+] as const;
+
 /**
  * Fastify's parser says only "Body is not valid JSON"; the caller needs to know where, or that the
  * JSON was fine but held a prototype key. The error keeps Fastify's code (plugins/errors.ts maps it).
@@ -89,31 +107,10 @@ export default fp<{ limits: JsonLimits }>(
       if (v) return done(limitError(body as string, v, limits, []), undefined);
       parseJson(request, body as string, (err, value) => {
         if (err) return done(explained(err, body as string), undefined);
-        const broken = MAYBE_SURROGATE.test(body as string) ? pathWhere(value, unpaired) : undefined;
-        if (broken) {
-          return done(
-            unprocessable('SB_ERR_JSON_UNPAIRED_SURROGATE', [
-              {
-                loc: ['body', ...broken],
-                msg: 'This text holds half of a UTF-16 surrogate pair (a \\uD800-\\uDFFF escape alone), which is not valid Unicode; send well-formed text',
-                type: 'json_string',
-              },
-            ]),
-            undefined,
-          );
-        }
-        const overflow = MAYBE_OVERFLOW.test(body as string) ? pathWhere(value, infinite) : undefined;
-        if (overflow) {
-          return done(
-            unprocessable('SB_ERR_JSON_NUMBER_OUT_OF_RANGE', [
-              {
-                loc: ['body', ...overflow],
-                msg: 'This number is too large for a double (it parses as Infinity)',
-                type: 'json_number',
-              },
-            ]),
-            undefined,
-          );
+        // Checks on the parsed value, each walked only when the text could hold what it looks for.
+        for (const c of VALUE_CHECKS) {
+          const at = c.maybe.test(body as string) ? pathWhere(value, c.bad) : undefined;
+          if (at) return done(unprocessable(c.code, [{ loc: ['body', ...at], msg: c.msg, type: c.type }]), undefined);
         }
         done(null, value);
       });
