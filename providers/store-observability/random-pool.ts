@@ -6,12 +6,12 @@ import { randomFillSync } from 'node:crypto';
  * ingesting an agent's trace cost, and copying a pooled Buffer and hex-encoding
  * it per id was still ~2 us of the ~13 us an ingest took (profiles in
  * bench/RESULTS.md). A slice of a string is a cheap view; each digit is used once.
- * `n` hex digits (at most 2 * POOL_BYTES).
  */
 const POOL_BYTES = 16 * 256;
 const poolBuf = Buffer.alloc(POOL_BYTES);
 let poolHex = '';
 let poolAt = 0;
+/** `n` random hex digits (at most 2 * POOL_BYTES). */
 export function randomDigits(n: number): string {
   if (poolAt + n > poolHex.length) {
     randomFillSync(poolBuf);

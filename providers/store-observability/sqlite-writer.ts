@@ -18,9 +18,10 @@ import type { Stored } from './list.ts';
  * holding the core file's write lock for a batch would make the request
  * thread's own writes (sessions, history) wait in SQLite's busy handler.
  *
- * Reads, deletes and retention sweeps stay on the request thread through an
- * ordinary store on the same file (WAL: they never wait for the worker's
- * batch, and a flushed batch is committed before flush() returns).
+ * Retention sweeps and list queries run on the worker too (sql-list.ts).
+ * Reads by id and deletes stay on the request thread through an ordinary
+ * store on the same file (WAL: its reads never wait for the worker's batch,
+ * and a flushed batch is committed before flush() returns).
  */
 export const OWN_FILE = 'observability.db';
 
